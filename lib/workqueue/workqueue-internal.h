@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <hwsight/workqueue.h>
+
+#include "timer.h"
+
+/* Bits of work_struct.data besides PENDING and NOAUTOREL. */
+#define HWS_WORK_CANCELING 2 /* a _sync cancel owns the pending bit */
+#define HWS_WORK_FLAG_MASK 7UL
+#define HWS_WORK_PENDING_BIT (1UL << WORK_STRUCT_PENDING)
+#define HWS_WORK_NOAUTOREL_BIT (1UL << WORK_STRUCT_NOAUTOREL)
+#define HWS_WORK_CANCELING_BIT (1UL << HWS_WORK_CANCELING)
+
+/*
+ * One worker thread and its list: the kernel's cpu_workqueue_struct.
+ * Aligned so that its address leaves the flag bits of work->data free,
+ * and so that two workers' hot fields never share a cache line.
+ */
+struct hws__cwq {
+	struct workqueue_struct *wq;
+	struct hws_list_head worklist;     /* L: wq->lock */
+	struct work_struct *current_work;  /* L: wq->lock */
+	unsigned long completed;           /* L: wq->lock; items finished */
+	int running;                       /* L: wq->lock; >1 while flushing from a handler */
+	bool idle;                         /* L: wq->lock; waiting on more_work */
+	pthread_cond_t more_work;
+	pthread_cond_t work_done;
+	pthread_t thread;
+	int index;
+} __attribute__((aligned(64)));
+
+struct workqueue_struct {
+	pthread_mutex_t lock;
+	struct hws__cwq *cwqs;
+	int nr_workers;
+	bool freezeable;
+	bool frozen;                       /* L: lock */
+	bool stopping;                     /* L: lock */
+	_Atomic unsigned int next_worker;  /* round-robin for queue_work() */
+
+	struct hws__timer_base timers;     /* L: lock */
+	pthread_cond_t timer_cond;
+	pthread_t timer_thread;
+	bool timer_idle;                   /* L: lock; timer thread waiting */
+	bool timer_has_deadline;           /* L: lock */
+	unsigned long timer_deadline;      /* L: lock; jiffy it sleeps until */
+
+	struct hws_list_head node;         /* L: hws__workqueues_lock */
+	char name[32];
+};
+
+/*
+ * All workqueues, for the freezer and for finding a running item. Lock
+ * order: hws__freezer_lock, hws__workqueues_lock, wq->lock. The freezer
+ * holds hws__freezer_lock while it waits, which keeps queues from being
+ * freed under it; the list lock itself is only ever held briefly.
+ */
+extern pthread_mutex_t hws__freezer_lock;
+extern pthread_mutex_t hws__workqueues_lock;
+extern struct hws_list_head hws__workqueues;      /* L: hws__workqueues_lock */
+extern bool hws__workqueues_frozen;               /* L: hws__workqueues_lock */
+
+/* The worker the calling thread is, or NULL. */
+struct hws__cwq *hws__current_cwq(void);
+
+int hws__cond_init_monotonic(pthread_cond_t *cond);

@@ -1,0 +1,798 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Workqueues: worker threads, their lists, and the timer thread that moves
+ * expired delayed_work onto them.
+ *
+ * work->data holds the flag bits and, only while the item sits on a list or
+ * in the timer wheel, the worker it is queued on. Keeping that pointer only
+ * while queued means an item that has run never points into a queue that
+ * may since have been destroyed. Queueing, dequeueing and cancelling all
+ * change it under the owning queue's lock; work_release() and the pending
+ * test are the only lock-free accesses.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "list.h"
+#include "workqueue-internal.h"
+
+pthread_mutex_t hws__freezer_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t hws__workqueues_lock = PTHREAD_MUTEX_INITIALIZER;
+struct hws_list_head hws__workqueues = { &hws__workqueues, &hws__workqueues };
+bool hws__workqueues_frozen;
+
+/* Waiters for another thread's _sync cancel of the same item (rare). */
+static pthread_mutex_t cancel_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cancel_cond = PTHREAD_COND_INITIALIZER;
+
+/* Destroying a queue drains it; an item that keeps re-queueing itself
+ * immediately is dropped after this many rounds. */
+#define DRAIN_ROUNDS 16
+
+static _Thread_local struct hws__cwq *this_cwq;
+
+struct hws__cwq *hws__current_cwq(void)
+{
+	return this_cwq;
+}
+
+static struct hws__cwq *data_cwq(unsigned long data)
+{
+	return (struct hws__cwq *)(data & ~HWS_WORK_FLAG_MASK);
+}
+
+unsigned long hws__work_data(const struct work_struct *work)
+{
+	return atomic_load_explicit(&work->data, memory_order_acquire);
+}
+
+void hws__work_release(struct work_struct *work)
+{
+	atomic_fetch_and_explicit(&work->data, ~HWS_WORK_PENDING_BIT, memory_order_release);
+}
+
+void hws__init_work(struct work_struct *work, work_func_t func, bool autorelease)
+{
+	atomic_init(&work->data, WORK_DATA_INIT(!autorelease));
+	hws__list_init(&work->entry);
+	work->func = func;
+}
+
+void hws__init_delayed_work(struct delayed_work *dwork, work_func_t func, bool autorelease)
+{
+	hws__init_work(&dwork->work, func, autorelease);
+	dwork->timer.entry.next = dwork->timer.entry.prev = NULL;
+	dwork->timer.expires = 0;
+}
+
+/* Record @cwq in @work's data, keeping its flags. Caller owns PENDING. */
+static void set_wq_data(struct work_struct *work, struct hws__cwq *cwq)
+{
+	unsigned long old = atomic_load_explicit(&work->data, memory_order_relaxed);
+
+	while (!atomic_compare_exchange_weak_explicit(&work->data, &old,
+						      (old & HWS_WORK_FLAG_MASK) | (unsigned long)cwq,
+						      memory_order_acq_rel, memory_order_relaxed))
+		;
+}
+
+/* Take PENDING and record @cwq in one step. Return: false if already pending. */
+static bool claim(struct work_struct *work, struct hws__cwq *cwq)
+{
+	unsigned long old = atomic_load_explicit(&work->data, memory_order_relaxed);
+
+	do {
+		if (old & HWS_WORK_PENDING_BIT)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&work->data, &old,
+		(old & HWS_WORK_FLAG_MASK) | HWS_WORK_PENDING_BIT | (unsigned long)cwq,
+		memory_order_acq_rel, memory_order_relaxed));
+	return true;
+}
+
+/* Called with wq->lock held. */
+static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct hws_list_head *at)
+{
+	hws__list_add_tail(&work->entry, at);
+	if (cwq->idle)
+		pthread_cond_signal(&cwq->more_work);
+}
+
+static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
+{
+	struct hws__cwq *self = this_cwq;
+
+	if (cpu >= 0)
+		return &wq->cwqs[cpu % wq->nr_workers];
+	/* A handler re-queueing keeps to its own worker, as on one CPU. */
+	if (self && self->wq == wq)
+		return self;
+	/*
+	 * The kernel used the submitting CPU; our workers are not pinned to
+	 * CPUs, so taking turns is what keeps them all busy.
+	 */
+	return &wq->cwqs[atomic_fetch_add_explicit(&wq->next_worker, 1, memory_order_relaxed) %
+			 (unsigned)wq->nr_workers];
+}
+
+/* Arm @dwork on @cwq. Called with wq->lock held and PENDING owned. */
+static void arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, unsigned long delay)
+{
+	dwork->timer.expires = jiffies + delay;
+	hws__timer_add(&wq->timers, &dwork->timer);
+	if (wq->timer_idle && (!wq->timer_has_deadline ||
+			       time_before(dwork->timer.expires, wq->timer_deadline))) {
+		wq->timer_has_deadline = true;
+		wq->timer_deadline = dwork->timer.expires;
+		pthread_cond_signal(&wq->timer_cond);
+	}
+}
+
+/* Queue an item whose PENDING bit the caller owns. Called with wq->lock held. */
+static void enqueue_owned(struct hws__cwq *cwq, struct delayed_work *dwork,
+			  struct work_struct *work, unsigned long delay)
+{
+	set_wq_data(work, cwq);
+	if (delay == 0)
+		insert_work(cwq, work, &cwq->worklist);
+	else
+		arm_timer(cwq->wq, dwork, delay);
+}
+
+static int queue_on(int cpu, struct workqueue_struct *wq, struct delayed_work *dwork,
+		    struct work_struct *work, unsigned long delay)
+{
+	struct hws__cwq *cwq;
+	int ret = 0;
+
+	if (!wq || (hws__work_data(work) & HWS_WORK_PENDING_BIT))
+		return 0;
+	cwq = pick_cwq(wq, cpu);
+	pthread_mutex_lock(&wq->lock);
+	if (claim(work, cwq)) {
+		if (delay == 0)
+			insert_work(cwq, work, &cwq->worklist);
+		else
+			arm_timer(wq, dwork, delay);
+		ret = 1;
+	}
+	pthread_mutex_unlock(&wq->lock);
+	return ret;
+}
+
+int hws__queue_work_on(int cpu, struct workqueue_struct *wq, struct work_struct *work)
+{
+	return queue_on(cpu, wq, NULL, work, 0);
+}
+
+int hws__queue_delayed_work_on(int cpu, struct workqueue_struct *wq,
+			       struct delayed_work *dwork, unsigned long delay)
+{
+	return queue_on(cpu, wq, dwork, &dwork->work, delay);
+}
+
+/*
+ * Run the first item of @cwq's list in the calling thread. Called with
+ * wq->lock held; drops it around the handler. The pending bit is cleared
+ * before the handler runs so that it may re-queue or free its item; after
+ * the handler returns the item is never touched again.
+ */
+static void run_one(struct hws__cwq *cwq)
+{
+	struct workqueue_struct *wq = cwq->wq;
+	struct work_struct *work = container_of(cwq->worklist.next, struct work_struct, entry);
+	struct work_struct *outer = cwq->current_work;
+	unsigned long data = hws__work_data(work);
+	unsigned long clear = ~HWS_WORK_FLAG_MASK;
+	work_func_t func = work->func;
+
+	hws__list_del_init(&work->entry);
+	if (!(data & HWS_WORK_NOAUTOREL_BIT))
+		clear |= HWS_WORK_PENDING_BIT;
+	atomic_fetch_and_explicit(&work->data, ~clear, memory_order_acq_rel);
+	cwq->current_work = work;
+	cwq->running++;
+	pthread_mutex_unlock(&wq->lock);
+
+	func(work);
+
+	pthread_mutex_lock(&wq->lock);
+	cwq->running--;
+	cwq->current_work = outer;
+	cwq->completed++;
+	pthread_cond_broadcast(&cwq->work_done);
+}
+
+static void *worker_main(void *arg)
+{
+	struct hws__cwq *cwq = arg;
+	struct workqueue_struct *wq = cwq->wq;
+
+	this_cwq = cwq;
+	pthread_mutex_lock(&wq->lock);
+	for (;;) {
+		if (!wq->frozen && !hws__list_empty(&cwq->worklist)) {
+			run_one(cwq);
+			continue;
+		}
+		if (wq->stopping && hws__list_empty(&cwq->worklist))
+			break;
+		cwq->idle = true;
+		pthread_cond_wait(&cwq->more_work, &wq->lock);
+		cwq->idle = false;
+	}
+	pthread_mutex_unlock(&wq->lock);
+	return NULL;
+}
+
+static void timespec_from_ns(struct timespec *ts, unsigned long long ns)
+{
+	ts->tv_sec = (time_t)(ns / 1000000000ULL);
+	ts->tv_nsec = (long)(ns % 1000000000ULL);
+}
+
+/* Hand every expired delayed item to its worker. Called with wq->lock held. */
+static void run_timers(struct workqueue_struct *wq)
+{
+	struct hws_list_head expired;
+
+	hws__list_init(&expired);
+	hws__timer_collect(&wq->timers, jiffies, &expired);
+	while (!hws__list_empty(&expired)) {
+		struct timer_list *t = container_of(expired.next, struct timer_list, entry);
+		struct delayed_work *dwork = container_of(t, struct delayed_work, timer);
+		struct hws__cwq *cwq = data_cwq(hws__work_data(&dwork->work));
+
+		hws__list_unlink(&t->entry);
+		t->entry.next = t->entry.prev = NULL;
+		insert_work(cwq, &dwork->work, &cwq->worklist);
+	}
+}
+
+/*
+ * The timer thread sleeps until the wheel's next expiry, not on a tick:
+ * a process whose timers are all far away does not wake up until then.
+ */
+static void *timer_main(void *arg)
+{
+	struct workqueue_struct *wq = arg;
+
+	pthread_mutex_lock(&wq->lock);
+	while (!wq->stopping) {
+		unsigned long next;
+
+		run_timers(wq);
+		wq->timer_idle = true;
+		wq->timer_has_deadline = hws__timer_next(&wq->timers, &next);
+		if (wq->timer_has_deadline) {
+			struct timespec ts;
+
+			wq->timer_deadline = next;
+			timespec_from_ns(&ts, hws_jiffies_to_monotonic_ns(next));
+			pthread_cond_timedwait(&wq->timer_cond, &wq->lock, &ts);
+		} else {
+			pthread_cond_wait(&wq->timer_cond, &wq->lock);
+		}
+		wq->timer_idle = false;
+	}
+	pthread_mutex_unlock(&wq->lock);
+	return NULL;
+}
+
+int hws__cond_init_monotonic(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	int r;
+
+	r = pthread_condattr_init(&attr);
+	if (r)
+		return -r;
+	r = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!r)
+		r = pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return -r;
+}
+
+static int start_thread(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name,
+			const char *suffix)
+{
+	char comm[16];
+	int r;
+
+	r = pthread_create(thread, NULL, fn, arg);
+	if (r)
+		return -r;
+	snprintf(comm, sizeof(comm), "%s/%s", name, suffix);
+	pthread_setname_np(*thread, comm);
+	return 0;
+}
+
+static void stop_threads(struct workqueue_struct *wq, int nr_workers, bool timer_started)
+{
+	pthread_mutex_lock(&wq->lock);
+	wq->stopping = true;
+	for (int i = 0; i < nr_workers; i++)
+		pthread_cond_signal(&wq->cwqs[i].more_work);
+	pthread_cond_signal(&wq->timer_cond);
+	pthread_mutex_unlock(&wq->lock);
+	for (int i = 0; i < nr_workers; i++)
+		pthread_join(wq->cwqs[i].thread, NULL);
+	if (timer_started)
+		pthread_join(wq->timer_thread, NULL);
+}
+
+static void free_workqueue(struct workqueue_struct *wq)
+{
+	for (int i = 0; i < wq->nr_workers; i++) {
+		pthread_cond_destroy(&wq->cwqs[i].more_work);
+		pthread_cond_destroy(&wq->cwqs[i].work_done);
+	}
+	pthread_cond_destroy(&wq->timer_cond);
+	pthread_mutex_destroy(&wq->lock);
+	free(wq->cwqs);
+	free(wq);
+}
+
+struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethread, bool freezeable)
+{
+	struct workqueue_struct *wq;
+	sigset_t all, old;
+	int started = 0, r = 0;
+	bool timer_started = false;
+
+	if (!name)
+		return NULL;
+	wq = calloc(1, sizeof(*wq));
+	if (!wq)
+		return NULL;
+	snprintf(wq->name, sizeof(wq->name), "%s", name);
+	wq->freezeable = freezeable;
+	wq->nr_workers = 1;
+	if (!singlethread) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		wq->nr_workers = n > 0 ? (int)n : 1;
+	}
+	hws__list_init(&wq->node);
+	hws__timer_base_init(&wq->timers, jiffies);
+	wq->cwqs = aligned_alloc(_Alignof(struct hws__cwq), sizeof(*wq->cwqs) * (size_t)wq->nr_workers);
+	if (!wq->cwqs || pthread_mutex_init(&wq->lock, NULL) ||
+	    hws__cond_init_monotonic(&wq->timer_cond) < 0) {
+		free(wq->cwqs);
+		free(wq);
+		return NULL;
+	}
+	for (int i = 0; i < wq->nr_workers; i++) {
+		struct hws__cwq *cwq = &wq->cwqs[i];
+
+		*cwq = (struct hws__cwq){ .wq = wq, .index = i };
+		hws__list_init(&cwq->worklist);
+		/* Both are process-private condvars: init cannot fail on Linux. */
+		pthread_cond_init(&cwq->more_work, NULL);
+		hws__cond_init_monotonic(&cwq->work_done);
+	}
+
+	/* Join the freezer's list first, so a queue born frozen starts frozen. */
+	pthread_mutex_lock(&hws__workqueues_lock);
+	wq->frozen = freezeable && hws__workqueues_frozen;
+	hws__list_add_tail(&wq->node, &hws__workqueues);
+	pthread_mutex_unlock(&hws__workqueues_lock);
+
+	/* Workers inherit a full signal mask: signals are the program's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (; started < wq->nr_workers && r == 0; started++) {
+		char idx[12];
+
+		snprintf(idx, sizeof(idx), "%d", started);
+		r = start_thread(&wq->cwqs[started].thread, worker_main, &wq->cwqs[started], name, idx);
+		if (r)
+			break;
+	}
+	if (r == 0) {
+		r = start_thread(&wq->timer_thread, timer_main, wq, name, "timer");
+		timer_started = r == 0;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r) {
+		stop_threads(wq, started, timer_started);
+		pthread_mutex_lock(&hws__workqueues_lock);
+		hws__list_unlink(&wq->node);
+		pthread_mutex_unlock(&hws__workqueues_lock);
+		free_workqueue(wq);
+		return NULL;
+	}
+	return wq;
+}
+
+int hws_workqueue_nr_workers(const struct workqueue_struct *wq)
+{
+	return wq ? wq->nr_workers : -EINVAL;
+}
+
+/* A barrier item: the flusher waits until it has run. */
+struct wq_barrier {
+	struct work_struct work;
+	_Atomic bool done;
+};
+
+static void barrier_func(struct work_struct *work)
+{
+	struct wq_barrier *b = container_of(work, struct wq_barrier, work);
+
+	/* The worker broadcasts work_done under the lock right after this. */
+	atomic_store_explicit(&b->done, true, memory_order_release);
+}
+
+/* Called with wq->lock held. */
+static void insert_barrier(struct hws__cwq *cwq, struct wq_barrier *b, struct hws_list_head *at)
+{
+	hws__init_work(&b->work, barrier_func, true);
+	atomic_init(&b->done, false);
+	atomic_store(&b->work.data, HWS_WORK_PENDING_BIT | (unsigned long)cwq);
+	insert_work(cwq, &b->work, at);
+}
+
+/* Called with wq->lock held. */
+static void wait_barrier(struct hws__cwq *cwq, struct wq_barrier *b)
+{
+	while (!atomic_load_explicit(&b->done, memory_order_acquire))
+		pthread_cond_wait(&cwq->work_done, &cwq->wq->lock);
+}
+
+void flush_workqueue(struct workqueue_struct *wq)
+{
+	struct wq_barrier *barriers;
+	struct hws__cwq *self = this_cwq;
+
+	if (!wq)
+		return;
+	barriers = calloc((size_t)wq->nr_workers, sizeof(*barriers));
+	pthread_mutex_lock(&wq->lock);
+	for (int i = 0; i < wq->nr_workers; i++) {
+		struct hws__cwq *cwq = &wq->cwqs[i];
+
+		if (cwq == self) {
+			/*
+			 * Flushing from our own handler: waiting for our own
+			 * worker would never end, so run its list here, as
+			 * 2.6.20's run_workqueue() recursion did.
+			 */
+			while (!hws__list_empty(&cwq->worklist))
+				run_one(cwq);
+		} else if (barriers) {
+			insert_barrier(cwq, &barriers[i], &cwq->worklist);
+		} else {
+			/* No memory for barriers: wait for the list to drain. */
+			unsigned long target = cwq->completed;
+
+			for (struct hws_list_head *p = cwq->worklist.next; p != &cwq->worklist; p = p->next)
+				target++;
+			target += cwq->running ? 1 : 0;
+			while ((long)(cwq->completed - target) < 0)
+				pthread_cond_wait(&cwq->work_done, &wq->lock);
+		}
+	}
+	for (int i = 0; barriers && i < wq->nr_workers; i++)
+		if (&wq->cwqs[i] != self)
+			wait_barrier(&wq->cwqs[i], &barriers[i]);
+	pthread_mutex_unlock(&wq->lock);
+	free(barriers);
+}
+
+static pthread_once_t keventd_once = PTHREAD_ONCE_INIT;
+static struct workqueue_struct *keventd;
+
+static void create_keventd(void)
+{
+	keventd = create_workqueue("events");
+}
+
+struct workqueue_struct *hws__keventd_wq(void)
+{
+	pthread_once(&keventd_once, create_keventd);
+	return keventd;
+}
+
+void flush_scheduled_work(void)
+{
+	flush_workqueue(hws__keventd_wq());
+}
+
+/*
+ * Wait until @work runs on no worker of any queue. An item may be running
+ * on two workers at once (re-queued elsewhere while it ran), so search
+ * again after each wait; the caller owns PENDING, so no new run starts.
+ * Return: true if it waited.
+ */
+static bool wait_on_work(struct work_struct *work)
+{
+	bool waited = false;
+
+	for (;;) {
+		struct hws__cwq *found = NULL;
+		struct hws_list_head *p;
+
+		pthread_mutex_lock(&hws__workqueues_lock);
+		for (p = hws__workqueues.next; p != &hws__workqueues && !found; p = p->next) {
+			struct workqueue_struct *wq = container_of(p, struct workqueue_struct, node);
+
+			pthread_mutex_lock(&wq->lock);
+			for (int i = 0; i < wq->nr_workers && !found; i++)
+				if (wq->cwqs[i].current_work == work && &wq->cwqs[i] != this_cwq)
+					found = &wq->cwqs[i];
+			if (!found)
+				pthread_mutex_unlock(&wq->lock);
+		}
+		pthread_mutex_unlock(&hws__workqueues_lock);
+		if (!found)
+			return waited;
+		/* Wait for this run to end, even if the worker starts another. */
+		unsigned long seen = found->completed;
+		while (found->current_work == work && found->completed == seen)
+			pthread_cond_wait(&found->work_done, &found->wq->lock);
+		pthread_mutex_unlock(&found->wq->lock);
+		waited = true;
+	}
+}
+
+/*
+ * Take an item's pending bit away from wherever it is: off a worker's list
+ * or out of the timer wheel.
+ * Return: 1 if it was pending (now owned by the caller), 0 if it was idle
+ * (PENDING now set and owned by the caller), -ENOENT if another thread's
+ * _sync cancel owns it.
+ */
+static int grab_pending(struct work_struct *work, struct delayed_work *dwork)
+{
+	for (;;) {
+		unsigned long data = hws__work_data(work);
+		struct hws__cwq *cwq = data_cwq(data);
+
+		if (data & HWS_WORK_CANCELING_BIT)
+			return -ENOENT;
+		if (cwq) {
+			struct workqueue_struct *wq = cwq->wq;
+			bool grabbed = false;
+
+			pthread_mutex_lock(&wq->lock);
+			data = hws__work_data(work);
+			if (data_cwq(data) == cwq && !(data & HWS_WORK_CANCELING_BIT)) {
+				if (!hws__list_empty(&work->entry))
+					hws__list_del_init(&work->entry);
+				else if (dwork)
+					hws__timer_del(&wq->timers, &dwork->timer);
+				atomic_fetch_and(&work->data, HWS_WORK_FLAG_MASK);
+				grabbed = true;
+			}
+			pthread_mutex_unlock(&wq->lock);
+			if (grabbed)
+				return 1;
+			continue;
+		}
+		if (!(data & HWS_WORK_PENDING_BIT)) {
+			if (atomic_compare_exchange_weak(&work->data, &data, data | HWS_WORK_PENDING_BIT))
+				return 0;
+			continue;
+		}
+		/* Pending on no queue: a _NAR item that ran and was not yet
+		 * released. Take its pending bit over. */
+		return 1;
+	}
+}
+
+static void wait_canceling_done(struct work_struct *work)
+{
+	pthread_mutex_lock(&cancel_lock);
+	while (hws__work_data(work) & HWS_WORK_CANCELING_BIT)
+		pthread_cond_wait(&cancel_cond, &cancel_lock);
+	pthread_mutex_unlock(&cancel_lock);
+}
+
+static bool cancel_sync(struct work_struct *work, struct delayed_work *dwork)
+{
+	int ret;
+
+	while ((ret = grab_pending(work, dwork)) == -ENOENT)
+		wait_canceling_done(work);
+	atomic_fetch_or(&work->data, HWS_WORK_CANCELING_BIT);
+	wait_on_work(work);
+	pthread_mutex_lock(&cancel_lock);
+	atomic_fetch_and(&work->data, ~(HWS_WORK_CANCELING_BIT | HWS_WORK_PENDING_BIT));
+	pthread_cond_broadcast(&cancel_cond);
+	pthread_mutex_unlock(&cancel_lock);
+	return ret == 1;
+}
+
+bool hws__cancel_work_sync(struct work_struct *work)
+{
+	return cancel_sync(work, NULL);
+}
+
+bool hws__cancel_delayed_work_sync(struct delayed_work *dwork)
+{
+	return cancel_sync(&dwork->work, dwork);
+}
+
+void hws__cancel_rearming_delayed_workqueue(struct workqueue_struct *wq, struct delayed_work *dwork)
+{
+	cancel_sync(&dwork->work, dwork);
+}
+
+int hws__cancel_delayed_work(struct delayed_work *dwork)
+{
+	struct hws__cwq *cwq = data_cwq(hws__work_data(&dwork->work));
+	int ret = 0;
+
+	if (!cwq)
+		return 0;
+	pthread_mutex_lock(&cwq->wq->lock);
+	if (data_cwq(hws__work_data(&dwork->work)) == cwq &&
+	    hws__timer_del(&cwq->wq->timers, &dwork->timer)) {
+		atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
+		ret = 1;
+	}
+	pthread_mutex_unlock(&cwq->wq->lock);
+	return ret;
+}
+
+bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
+			      struct delayed_work *dwork, unsigned long delay)
+{
+	int ret;
+
+	if (!wq)
+		return false;
+	ret = grab_pending(&dwork->work, dwork);
+	/* A _sync cancel in progress wins; report the item as pending. */
+	if (ret == -ENOENT)
+		return true;
+	struct hws__cwq *cwq = pick_cwq(wq, cpu);
+
+	pthread_mutex_lock(&wq->lock);
+	enqueue_owned(cwq, dwork, &dwork->work, delay);
+	pthread_mutex_unlock(&wq->lock);
+	return ret == 1;
+}
+
+bool hws__flush_work(struct work_struct *work)
+{
+	struct hws__cwq *cwq = data_cwq(hws__work_data(work));
+
+	if (cwq) {
+		struct workqueue_struct *wq = cwq->wq;
+		struct wq_barrier b;
+
+		pthread_mutex_lock(&wq->lock);
+		if (data_cwq(hws__work_data(work)) == cwq && !hws__list_empty(&work->entry)) {
+			if (cwq == this_cwq) {
+				/* Our own list: run up to and including it. */
+				while (!hws__list_empty(&work->entry))
+					run_one(cwq);
+			} else {
+				insert_barrier(cwq, &b, work->entry.next);
+				wait_barrier(cwq, &b);
+			}
+			pthread_mutex_unlock(&wq->lock);
+			return true;
+		}
+		pthread_mutex_unlock(&wq->lock);
+	}
+	return wait_on_work(work);
+}
+
+bool hws__flush_delayed_work(struct delayed_work *dwork)
+{
+	struct hws__cwq *cwq = data_cwq(hws__work_data(&dwork->work));
+
+	if (cwq) {
+		pthread_mutex_lock(&cwq->wq->lock);
+		if (data_cwq(hws__work_data(&dwork->work)) == cwq &&
+		    hws__timer_del(&cwq->wq->timers, &dwork->timer))
+			insert_work(cwq, &dwork->work, &cwq->worklist);
+		pthread_mutex_unlock(&cwq->wq->lock);
+	}
+	return hws__flush_work(&dwork->work);
+}
+
+int hws__run_scheduled_work(struct work_struct *work)
+{
+	struct hws__cwq *cwq = data_cwq(hws__work_data(work));
+	struct workqueue_struct *wq;
+	unsigned long clear = ~HWS_WORK_FLAG_MASK;
+	work_func_t func;
+
+	if (!cwq)
+		return 0;
+	wq = cwq->wq;
+	pthread_mutex_lock(&wq->lock);
+	if (data_cwq(hws__work_data(work)) != cwq || hws__list_empty(&work->entry)) {
+		pthread_mutex_unlock(&wq->lock);
+		return 0;
+	}
+	hws__list_del_init(&work->entry);
+	if (!(hws__work_data(work) & HWS_WORK_NOAUTOREL_BIT))
+		clear |= HWS_WORK_PENDING_BIT;
+	atomic_fetch_and(&work->data, ~clear);
+	func = work->func;
+	pthread_mutex_unlock(&wq->lock);
+	func(work);
+	return 1;
+}
+
+static bool all_lists_empty(struct workqueue_struct *wq)
+{
+	for (int i = 0; i < wq->nr_workers; i++)
+		if (!hws__list_empty(&wq->cwqs[i].worklist))
+			return false;
+	return true;
+}
+
+/* Disarm what is still in the timer wheel; its handlers never run. */
+static void drop_timers(struct workqueue_struct *wq)
+{
+	struct hws_list_head all;
+
+	hws__list_init(&all);
+	hws__timer_collect_all(&wq->timers, &all);
+	while (!hws__list_empty(&all)) {
+		struct timer_list *t = container_of(all.next, struct timer_list, entry);
+		struct delayed_work *dwork = container_of(t, struct delayed_work, timer);
+
+		hws__list_unlink(&t->entry);
+		t->entry.next = t->entry.prev = NULL;
+		atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
+	}
+}
+
+/* Drop what is still on the lists after draining gave up. */
+static void drop_queued(struct workqueue_struct *wq)
+{
+	for (int i = 0; i < wq->nr_workers; i++) {
+		struct hws_list_head *list = &wq->cwqs[i].worklist;
+
+		while (!hws__list_empty(list)) {
+			struct work_struct *work = container_of(list->next, struct work_struct, entry);
+
+			hws__list_del_init(&work->entry);
+			atomic_fetch_and(&work->data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
+		}
+	}
+}
+
+void destroy_workqueue(struct workqueue_struct *wq)
+{
+	bool empty = false;
+
+	if (!wq)
+		return;
+	/* A worker cannot wait for itself to exit. */
+	assert(!this_cwq || this_cwq->wq != wq);
+	for (int round = 0; round < DRAIN_ROUNDS && !empty; round++) {
+		flush_workqueue(wq);
+		pthread_mutex_lock(&wq->lock);
+		empty = all_lists_empty(wq);
+		pthread_mutex_unlock(&wq->lock);
+	}
+	pthread_mutex_lock(&wq->lock);
+	drop_timers(wq);
+	drop_queued(wq);
+	pthread_mutex_unlock(&wq->lock);
+	stop_threads(wq, wq->nr_workers, true);
+
+	pthread_mutex_lock(&hws__freezer_lock);
+	pthread_mutex_lock(&hws__workqueues_lock);
+	hws__list_unlink(&wq->node);
+	pthread_mutex_unlock(&hws__workqueues_lock);
+	pthread_mutex_unlock(&hws__freezer_lock);
+	free_workqueue(wq);
+}

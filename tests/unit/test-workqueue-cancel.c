@@ -1,0 +1,945 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests for cancelling and flushing single items: cancel_delayed_work(),
+ * cancel_work_sync(), cancel_delayed_work_sync(), the 2.6.20
+ * cancel_rearming_delayed_work*(), flush_work(), flush_delayed_work(),
+ * mod_delayed_work(), and arming and cancelling a million timers.
+ */
+
+#include <hwsight/workqueue.h>
+
+#include "task.h"
+#include "wq-util.h"
+
+/*
+ * Helpers to make a call on a helper thread and keep its result: the test
+ * checks that the call blocks while a handler runs, then that it returns.
+ */
+struct item_call {
+	struct work_struct *work;
+	struct delayed_work *dwork;
+	struct workqueue_struct *wq;
+	struct probe *probe;
+	int op;
+	int result;
+	int runs_at_return;    /* probe runs when the call returned */
+	int running_at_return; /* probe handlers running when it returned */
+};
+
+enum {
+	OP_CANCEL_DELAYED_WORK,
+	OP_CANCEL_WORK_SYNC,
+	OP_CANCEL_DELAYED_WORK_SYNC,
+	OP_CANCEL_REARMING_WORKQUEUE,
+	OP_CANCEL_REARMING_WORK,
+	OP_FLUSH_WORK,
+	OP_FLUSH_DELAYED_WORK,
+};
+
+static void item_call_fn(void *arg)
+{
+	struct item_call *c = arg;
+
+	switch (c->op) {
+	case OP_CANCEL_DELAYED_WORK:
+		c->result = cancel_delayed_work(c->dwork);
+		break;
+	case OP_CANCEL_WORK_SYNC:
+		c->result = cancel_work_sync(c->work);
+		break;
+	case OP_CANCEL_DELAYED_WORK_SYNC:
+		c->result = cancel_delayed_work_sync(c->dwork);
+		break;
+	case OP_CANCEL_REARMING_WORKQUEUE:
+		cancel_rearming_delayed_workqueue(c->wq, c->dwork);
+		c->result = 0;
+		break;
+	case OP_CANCEL_REARMING_WORK:
+		cancel_rearming_delayed_work(c->dwork);
+		c->result = 0;
+		break;
+	case OP_FLUSH_WORK:
+		c->result = flush_work(c->work);
+		break;
+	case OP_FLUSH_DELAYED_WORK:
+		c->result = flush_delayed_work(c->dwork);
+		break;
+	default:
+		FAIL("bad op %d", c->op);
+	}
+	if (c->probe) {
+		c->runs_at_return = probe_runs(c->probe);
+		c->running_at_return = atomic_load(&c->probe->running);
+	}
+}
+
+static const char *const op_names[] = {
+	"cancel_delayed_work", "cancel_work_sync", "cancel_delayed_work_sync",
+	"cancel_rearming_delayed_workqueue", "cancel_rearming_delayed_work",
+	"flush_work", "flush_delayed_work",
+};
+
+/* Makes the call on a helper thread and waits (at most WAIT_MS) for it. */
+static int call_and_join(struct item_call *c)
+{
+	struct bg_call bg;
+
+	bg_call_start(&bg, item_call_fn, c);
+	if (!tsem_wait_ms(&bg.done, WAIT_MS))
+		FAIL("%s() did not return within %d ms", op_names[c->op], WAIT_MS);
+	pthread_join(bg.thread, NULL);
+	tsem_destroy(&bg.done);
+	return c->result;
+}
+
+/*
+ * Checks that the call blocks while p's handler is held at its gate, and
+ * returns once the gate opens. p must be inside its handler already.
+ */
+static int call_blocks_until_handler_returns(struct item_call *c, struct tsem *gate)
+{
+	struct bg_call bg;
+
+	bg_call_start(&bg, item_call_fn, c);
+	sleep_ms(200);
+	if (bg_call_returned(&bg))
+		FAIL("%s() returned while the handler was still running", op_names[c->op]);
+	tsem_post(gate);
+	if (!tsem_wait_ms(&bg.done, WAIT_MS))
+		FAIL("%s() did not return within %d ms of the handler's end",
+		     op_names[c->op], WAIT_MS);
+	pthread_join(bg.thread, NULL);
+	tsem_destroy(&bg.done);
+	if (c->probe)
+		ASSERT_EQ(c->running_at_return, 0);
+	return c->result;
+}
+
+/* Checks that nothing runs p any more: its run count stays still. */
+static void assert_quiet(struct probe *p)
+{
+	int runs = probe_runs(p);
+
+	ASSERT_EQ(atomic_load(&p->running), 0);
+	sleep_ms(200);
+	ASSERT_EQ(probe_runs(p), runs);
+	ASSERT_EQ(atomic_load(&p->running), 0);
+	ASSERT_FALSE(work_pending(&p->work));
+	ASSERT_FALSE(delayed_work_pending(&p->dw));
+}
+
+/* ---- cancel_delayed_work ---------------------------------------------- */
+
+TEST(cancel_delayed_work_kills_timer)
+{
+	struct workqueue_struct *wq = create_workqueue("cdw");
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	/* One second ahead: long enough that the cancel comes first. */
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, HZ), 1);
+	ASSERT_EQ(cancel_delayed_work(&p.dw), 1);
+	ASSERT_FALSE(delayed_work_pending(&p.dw));
+	ASSERT_NULL(p.dw.timer.entry.next);
+	ASSERT_EQ(cancel_delayed_work(&p.dw), 0); /* nothing left to kill */
+	/* Past the due time, it has not run. */
+	sleep_ms(1400);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 0);
+	/* And it can be armed again. */
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
+	PROBE_WAIT_RUNS(&p, 1);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+TEST(cancel_delayed_work_idle_returns_0)
+{
+	struct workqueue_struct *wq = create_workqueue("cdwidle");
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	ASSERT_EQ(cancel_delayed_work(&p.dw), 0);
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
+	PROBE_WAIT_RUNS(&p, 1);
+	flush_workqueue(wq);
+	ASSERT_EQ(cancel_delayed_work(&p.dw), 0); /* after it ran */
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+/* Queued on a worker (no timer): 0, and the item still runs. */
+TEST(cancel_delayed_work_queued_returns_0)
+{
+	struct workqueue_struct *wq = create_singlethread_workqueue("cdwq");
+	struct blocker b;
+	struct probe p, q;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	probe_init(&q, wq);
+	blocker_start(&b, wq, -1);
+	/* Queued at once... */
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
+	ASSERT_EQ(cancel_delayed_work(&p.dw), 0);
+	ASSERT_TRUE(delayed_work_pending(&p.dw));
+	/* ... or queued by its timer, which fired long ago. */
+	ASSERT_EQ(queue_delayed_work(wq, &q.dw, 1), 1);
+	sleep_ms(500);
+	ASSERT_EQ(cancel_delayed_work(&q.dw), 0);
+	ASSERT_TRUE(delayed_work_pending(&q.dw));
+	blocker_stop(&b);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 1);
+	ASSERT_EQ(probe_runs(&q), 1);
+	destroy_workqueue(wq);
+	blocker_destroy(&b);
+	probe_destroy(&p);
+	probe_destroy(&q);
+}
+
+/* The classic pitfall: it does not wait for a running handler. */
+TEST(cancel_delayed_work_does_not_wait)
+{
+	struct workqueue_struct *wq = create_workqueue("cdwrun");
+	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK };
+	struct tsem gate;
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	tsem_init(&gate);
+	probe_init(&p, wq);
+	p.gate = &gate;
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
+	TSEM_WAIT(&p.entered);
+	c.dwork = &p.dw;
+	c.probe = &p;
+	if (call_and_join(&c) != 0)
+		FAIL("cancel_delayed_work() on a running item returned %d", c.result);
+	ASSERT_EQ(c.running_at_return, 1); /* returned while it ran */
+	tsem_post(&gate);
+	PROBE_WAIT_RUNS(&p, 1);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+	tsem_destroy(&gate);
+}
+
+/* ---- cancel_work_sync ------------------------------------------------- */
+
+TEST(cancel_work_sync_pending)
+{
+	struct workqueue_struct *wq = create_singlethread_workqueue("cws");
+	struct blocker b;
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	blocker_start(&b, wq, -1);
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	ASSERT_TRUE(cancel_work_sync(&p.work));
+	ASSERT_FALSE(work_pending(&p.work));
+	blocker_stop(&b);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 0);
+	/* Usable again afterwards. */
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 1);
+	destroy_workqueue(wq);
+	blocker_destroy(&b);
+	probe_destroy(&p);
+}
+
+TEST(cancel_work_sync_idle)
+{
+	struct workqueue_struct *wq = create_workqueue("cwsidle");
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	ASSERT_FALSE(cancel_work_sync(&p.work));
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	flush_workqueue(wq);
+	ASSERT_FALSE(cancel_work_sync(&p.work));
+	ASSERT_EQ(probe_runs(&p), 1);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+TEST(cancel_work_sync_waits_for_running)
+{
+	struct workqueue_struct *wq = create_workqueue("cwsrun");
+	struct item_call c = { .op = OP_CANCEL_WORK_SYNC };
+	struct tsem gate;
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	tsem_init(&gate);
+	probe_init(&p, wq);
+	p.gate = &gate;
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	TSEM_WAIT(&p.entered);
+	c.work = &p.work;
+	c.probe = &p;
+	/* Running but not pending: it waits, then says it was not pending. */
+	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &gate));
+	ASSERT_EQ(c.runs_at_return, 1);
+	assert_quiet(&p);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+	tsem_destroy(&gate);
+}
+
+/* Running and queued again meanwhile: waits, and the new instance never runs. */
+TEST(cancel_work_sync_running_and_requeued)
+{
+	struct workqueue_struct *wq = create_singlethread_workqueue("cwsreq");
+	struct item_call c = { .op = OP_CANCEL_WORK_SYNC };
+	struct tsem gate;
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	tsem_init(&gate);
+	probe_init(&p, wq);
+	p.gate = &gate;
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	TSEM_WAIT(&p.entered);
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	c.work = &p.work;
+	c.probe = &p;
+	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &gate));
+	ASSERT_EQ(c.runs_at_return, 1);
+	flush_workqueue(wq);
+	assert_quiet(&p);
+	ASSERT_EQ(probe_runs(&p), 1);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+	tsem_destroy(&gate);
+}
+
+/* A plain item that re-queues itself from its handler. */
+TEST(cancel_work_sync_self_requeueing)
+{
+	struct workqueue_struct *wqs[2] = {
+		create_workqueue("cwsself"), create_singlethread_workqueue("cwsself1"),
+	};
+
+	for (int q = 0; q < 2; q++) {
+		for (int round = 0; round < 20; round++) {
+			struct probe *p = probe_new(wqs[q]);
+
+			atomic_store(&p->rearm, 0);
+			ASSERT_EQ(queue_work(wqs[q], &p->work), 1);
+			PROBE_WAIT_RUNS(p, 1 + round % 5);
+			cancel_work_sync(&p->work);
+			assert_quiet(p);
+			probe_free(p); /* ASan: nothing touches it any more */
+		}
+		destroy_workqueue(wqs[q]);
+	}
+}
+
+/*
+ * A handler run by run_scheduled_work() in another thread is a running
+ * instance too: cancel_work_sync() and flush_work() wait for it.
+ */
+static void run_scheduled_call(void *arg)
+{
+	ASSERT_EQ(run_scheduled_work((struct work_struct *)arg), 1);
+}
+
+static void check_waits_for_run_scheduled(int op)
+{
+	struct workqueue_struct *wq = create_singlethread_workqueue("cwsrsw");
+	struct item_call c = { .op = op };
+	struct blocker b;
+	struct tsem gate;
+	struct probe p;
+	struct bg_call runner;
+
+	ASSERT_NOT_NULL(wq);
+	tsem_init(&gate);
+	probe_init(&p, wq);
+	p.gate = &gate;
+	blocker_start(&b, wq, -1);
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	bg_call_start(&runner, run_scheduled_call, &p.work);
+	TSEM_WAIT(&p.entered);
+	c.work = &p.work;
+	c.probe = &p;
+	call_blocks_until_handler_returns(&c, &gate);
+	ASSERT_EQ(c.runs_at_return, 1);
+	BG_CALL_JOIN(&runner);
+	blocker_stop(&b);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 1);
+	destroy_workqueue(wq);
+	blocker_destroy(&b);
+	probe_destroy(&p);
+	tsem_destroy(&gate);
+}
+
+TEST(cancel_work_sync_waits_for_run_scheduled_work)
+{
+	check_waits_for_run_scheduled(OP_CANCEL_WORK_SYNC);
+}
+
+TEST(flush_work_waits_for_run_scheduled_work)
+{
+	check_waits_for_run_scheduled(OP_FLUSH_WORK);
+}
+
+/* ---- cancel_delayed_work_sync ----------------------------------------- */
+
+TEST(cancel_delayed_work_sync_timer)
+{
+	struct workqueue_struct *wq = create_workqueue("cdws");
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 100 * HZ), 1);
+	ASSERT_TRUE(cancel_delayed_work_sync(&p.dw));
+	ASSERT_FALSE(delayed_work_pending(&p.dw));
+	ASSERT_NULL(p.dw.timer.entry.next);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 0);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+TEST(cancel_delayed_work_sync_queued)
+{
+	struct workqueue_struct *wq = create_singlethread_workqueue("cdwsq");
+	struct blocker b;
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	blocker_start(&b, wq, -1);
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
+	ASSERT_TRUE(cancel_delayed_work_sync(&p.dw));
+	ASSERT_FALSE(delayed_work_pending(&p.dw));
+	blocker_stop(&b);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 0);
+	destroy_workqueue(wq);
+	blocker_destroy(&b);
+	probe_destroy(&p);
+}
+
+TEST(cancel_delayed_work_sync_idle)
+{
+	struct workqueue_struct *wq = create_workqueue("cdwsidle");
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	ASSERT_FALSE(cancel_delayed_work_sync(&p.dw));
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
+	PROBE_WAIT_RUNS(&p, 1);
+	flush_workqueue(wq);
+	ASSERT_FALSE(cancel_delayed_work_sync(&p.dw));
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+TEST(cancel_delayed_work_sync_waits_for_running)
+{
+	struct workqueue_struct *wq = create_workqueue("cdwsrun");
+	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK_SYNC };
+	struct tsem gate;
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	tsem_init(&gate);
+	probe_init(&p, wq);
+	p.gate = &gate;
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
+	TSEM_WAIT(&p.entered);
+	c.dwork = &p.dw;
+	c.probe = &p;
+	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &gate));
+	ASSERT_EQ(c.runs_at_return, 1);
+	assert_quiet(&p);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+	tsem_destroy(&gate);
+}
+
+/*
+ * A self-rearming item is stopped for good, whatever phase it is caught in,
+ * and its memory can then be freed.
+ */
+static void check_stops_rearming(int op, int rearm, bool singlethread, bool on_events)
+{
+	struct workqueue_struct *wq = on_events ? hws__keventd_wq()
+				      : singlethread ? create_singlethread_workqueue("rearm1")
+						     : create_workqueue("rearm");
+
+	ASSERT_NOT_NULL(wq);
+	for (int round = 0; round < 20; round++) {
+		struct probe *p = probe_new(wq);
+		struct item_call c = { .op = op, .dwork = &p->dw, .wq = wq, .probe = p };
+
+		atomic_store(&p->rearm, rearm);
+		ASSERT_EQ(queue_delayed_work(wq, &p->dw, (unsigned long)rearm), 1);
+		PROBE_WAIT_RUNS(p, 1 + round % 4);
+		call_and_join(&c);
+		ASSERT_EQ(c.running_at_return, 0);
+		assert_quiet(p);
+		probe_free(p); /* ASan: nothing touches it any more */
+	}
+	if (!on_events)
+		destroy_workqueue(wq);
+}
+
+TEST(cancel_delayed_work_sync_rearm_0)
+{
+	check_stops_rearming(OP_CANCEL_DELAYED_WORK_SYNC, 0, false, false);
+	check_stops_rearming(OP_CANCEL_DELAYED_WORK_SYNC, 0, true, false);
+}
+
+TEST(cancel_delayed_work_sync_rearm_1)
+{
+	check_stops_rearming(OP_CANCEL_DELAYED_WORK_SYNC, 1, false, false);
+	check_stops_rearming(OP_CANCEL_DELAYED_WORK_SYNC, 1, true, false);
+}
+
+/* ---- cancel_rearming_delayed_work* (hung in 2.6.20) -------------------- */
+
+TEST(cancel_rearming_idle)
+{
+	struct workqueue_struct *wq = create_workqueue("crdidle");
+	struct probe p;
+	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .wq = wq, .dwork = &p.dw };
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	c.probe = &p;
+	call_and_join(&c);          /* 2.6.20 looped here forever */
+	c.op = OP_CANCEL_REARMING_WORK;
+	call_and_join(&c);
+	ASSERT_EQ(probe_runs(&p), 0);
+	/* After a run, idle again. */
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
+	PROBE_WAIT_RUNS(&p, 1);
+	flush_workqueue(wq);
+	c.op = OP_CANCEL_REARMING_WORKQUEUE;
+	call_and_join(&c);
+	assert_quiet(&p);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+TEST(cancel_rearming_timer)
+{
+	struct workqueue_struct *wq = create_workqueue("crdtimer");
+	struct probe p;
+	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .wq = wq, .dwork = &p.dw };
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	c.probe = &p;
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 100 * HZ), 1);
+	call_and_join(&c);
+	ASSERT_EQ(probe_runs(&p), 0);
+	ASSERT_FALSE(delayed_work_pending(&p.dw));
+	ASSERT_EQ(schedule_delayed_work(&p.dw, 100 * HZ), 1);
+	c.op = OP_CANCEL_REARMING_WORK;
+	call_and_join(&c);
+	assert_quiet(&p);
+	ASSERT_EQ(probe_runs(&p), 0);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+/* Re-arming with delay 0 never has a timer to kill: 2.6.20 hung. */
+TEST(cancel_rearming_rearm_0)
+{
+	check_stops_rearming(OP_CANCEL_REARMING_WORKQUEUE, 0, false, false);
+	check_stops_rearming(OP_CANCEL_REARMING_WORKQUEUE, 0, true, false);
+	check_stops_rearming(OP_CANCEL_REARMING_WORK, 0, false, true);
+}
+
+TEST(cancel_rearming_rearm_1)
+{
+	check_stops_rearming(OP_CANCEL_REARMING_WORKQUEUE, 1, false, false);
+	check_stops_rearming(OP_CANCEL_REARMING_WORKQUEUE, 1, true, false);
+	check_stops_rearming(OP_CANCEL_REARMING_WORK, 1, false, true);
+}
+
+/* ---- flush_work, flush_delayed_work ----------------------------------- */
+
+TEST(flush_work_waits_for_queued)
+{
+	struct workqueue_struct *wq = create_singlethread_workqueue("fwq");
+	struct item_call c = { .op = OP_FLUSH_WORK };
+	struct blocker b;
+	struct probe p;
+	struct bg_call bg;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	blocker_start(&b, wq, -1);
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	c.work = &p.work;
+	c.probe = &p;
+	bg_call_start(&bg, item_call_fn, &c);
+	sleep_ms(200);
+	ASSERT_FALSE(bg_call_returned(&bg)); /* the item has not run yet */
+	blocker_stop(&b);
+	BG_CALL_JOIN(&bg);
+	ASSERT_TRUE(c.result);
+	ASSERT_EQ(c.runs_at_return, 1);
+	ASSERT_EQ(c.running_at_return, 0);
+	destroy_workqueue(wq);
+	blocker_destroy(&b);
+	probe_destroy(&p);
+}
+
+TEST(flush_work_waits_for_running)
+{
+	struct workqueue_struct *wq = create_workqueue("fwrun");
+	struct item_call c = { .op = OP_FLUSH_WORK };
+	struct tsem gate;
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	tsem_init(&gate);
+	probe_init(&p, wq);
+	p.gate = &gate;
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	TSEM_WAIT(&p.entered);
+	c.work = &p.work;
+	c.probe = &p;
+	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &gate));
+	ASSERT_EQ(c.runs_at_return, 1);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+	tsem_destroy(&gate);
+}
+
+TEST(flush_work_idle)
+{
+	struct workqueue_struct *wq = create_workqueue("fwidle");
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	ASSERT_FALSE(flush_work(&p.work));
+	ASSERT_EQ(queue_work(wq, &p.work), 1);
+	ASSERT_TRUE(flush_work(&p.work) || probe_runs(&p) == 1);
+	ASSERT_EQ(probe_runs(&p), 1);
+	flush_workqueue(wq);
+	ASSERT_FALSE(flush_work(&p.work));
+	ASSERT_FALSE(flush_work(&p.dw.work));
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+/*
+ * flush_work() waits for the instance queued or running when it is called,
+ * not for the re-queueings that follow: on an item that re-queues itself
+ * with no delay it must still return.
+ */
+TEST(flush_work_self_requeueing_returns)
+{
+	struct workqueue_struct *wqs[2] = {
+		create_workqueue("fwself"), create_singlethread_workqueue("fwself1"),
+	};
+
+	for (int q = 0; q < 2; q++) {
+		struct probe *p = probe_new(wqs[q]);
+		struct item_call c = { .op = OP_FLUSH_WORK, .work = &p->work, .probe = p };
+		struct item_call d = { .op = OP_FLUSH_DELAYED_WORK, .dwork = &p->dw, .probe = p };
+
+		ASSERT_NOT_NULL(wqs[q]);
+		atomic_store(&p->rearm, 0);
+		ASSERT_EQ(queue_work(wqs[q], &p->work), 1);
+		ASSERT_EQ(queue_delayed_work(wqs[q], &p->dw, 0), 1);
+		PROBE_WAIT_RUNS(p, 10);
+		for (int i = 0; i < 20; i++) {
+			int before = probe_runs(p);
+
+			call_and_join(&c);
+			ASSERT_GT(c.runs_at_return, before);
+			call_and_join(&d);
+			ASSERT_GT(d.runs_at_return, before);
+		}
+		cancel_work_sync(&p->work);
+		cancel_delayed_work_sync(&p->dw);
+		assert_quiet(p);
+		probe_free(p);
+		destroy_workqueue(wqs[q]);
+	}
+}
+
+TEST(flush_delayed_work_runs_timer_now)
+{
+	struct workqueue_struct *wq = create_workqueue("fdw");
+	struct item_call c = { .op = OP_FLUSH_DELAYED_WORK };
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1000 * HZ), 1);
+	c.dwork = &p.dw;
+	c.probe = &p;
+	/*
+	 * Not 1000 s later. The return value is not checked: the handler may
+	 * finish between the firing and the wait, as in the kernel, and then
+	 * there is nothing left to wait for.
+	 */
+	call_and_join(&c);
+	ASSERT_EQ(c.runs_at_return, 1);
+	ASSERT_EQ(c.running_at_return, 0);
+	ASSERT_FALSE(delayed_work_pending(&p.dw));
+	ASSERT_NULL(p.dw.timer.entry.next);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 1);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+TEST(flush_delayed_work_idle)
+{
+	struct workqueue_struct *wq = create_workqueue("fdwidle");
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	ASSERT_FALSE(flush_delayed_work(&p.dw));
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
+	PROBE_WAIT_RUNS(&p, 1);
+	flush_workqueue(wq);
+	ASSERT_FALSE(flush_delayed_work(&p.dw));
+	ASSERT_EQ(probe_runs(&p), 1);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+/* ---- mod_delayed_work ------------------------------------------------- */
+
+TEST(mod_delayed_work_idle_queues)
+{
+	struct workqueue_struct *wq = create_workqueue("modidle");
+	struct probe p;
+	unsigned long j0;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	j0 = jiffies;
+	ASSERT_FALSE(mod_delayed_work(wq, &p.dw, 2));
+	ASSERT_TRUE(delayed_work_pending(&p.dw));
+	PROBE_WAIT_RUNS(&p, 1);
+	ASSERT_TRUE(time_after_eq(atomic_load(&p.ran_at), j0 + 2));
+	flush_workqueue(wq);
+	/* Delay 0: queued at once, flush_workqueue() waits for it. */
+	ASSERT_FALSE(mod_delayed_work(wq, &p.dw, 0));
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 2);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+TEST(mod_delayed_work_shortens)
+{
+	struct workqueue_struct *wq = create_workqueue("modshort");
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1000 * HZ), 1);
+	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 1));
+	PROBE_WAIT_RUNS(&p, 1); /* long before 1000 s */
+	flush_workqueue(wq);
+	ASSERT_FALSE(delayed_work_pending(&p.dw));
+	/* Shortened to 0: queued at once. */
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1000 * HZ), 1);
+	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 0));
+	PROBE_WAIT_RUNS(&p, 1);
+	ASSERT_EQ(probe_runs(&p), 2);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+}
+
+TEST(mod_delayed_work_lengthens)
+{
+	struct workqueue_struct *wq = create_singlethread_workqueue("modlong");
+	struct blocker b;
+	struct probe p;
+	unsigned long j0, j1;
+
+	ASSERT_NOT_NULL(wq);
+	probe_init(&p, wq);
+	/* Waiting on the worker: moved back into a timer. */
+	blocker_start(&b, wq, -1);
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
+	j0 = jiffies;
+	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 100 * HZ));
+	j1 = jiffies;
+	ASSERT_TRUE(delayed_work_pending(&p.dw));
+	ASSERT_NOT_NULL(p.dw.timer.entry.next);
+	ASSERT_TRUE(time_in_range(p.dw.timer.expires, j0 + 100 * HZ, j1 + 100 * HZ));
+	blocker_stop(&b);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 0);
+	/* An armed timer pushed back. */
+	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 200 * HZ));
+	ASSERT_TRUE(time_after_eq(p.dw.timer.expires, j0 + 200 * HZ));
+	for (int i = 0; i < 1000; i++)
+		ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 100 * HZ + (unsigned long)i));
+	ASSERT_EQ(cancel_delayed_work(&p.dw), 1);
+	ASSERT_EQ(probe_runs(&p), 0);
+	destroy_workqueue(wq);
+	blocker_destroy(&b);
+	probe_destroy(&p);
+}
+
+/* Running but not pending counts as idle: queued again, runs again. */
+TEST(mod_delayed_work_while_running)
+{
+	struct workqueue_struct *wq = create_singlethread_workqueue("modrun");
+	struct tsem gate;
+	struct probe p;
+
+	ASSERT_NOT_NULL(wq);
+	tsem_init(&gate);
+	probe_init(&p, wq);
+	p.gate = &gate;
+	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
+	TSEM_WAIT(&p.entered);
+	ASSERT_FALSE(mod_delayed_work(wq, &p.dw, 0));
+	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 1));
+	tsem_post(&gate);
+	tsem_post(&gate);
+	PROBE_WAIT_RUNS(&p, 2);
+	flush_workqueue(wq);
+	ASSERT_EQ(probe_runs(&p), 2);
+	destroy_workqueue(wq);
+	probe_destroy(&p);
+	tsem_destroy(&gate);
+}
+
+TEST(mod_delayed_work_on_names_worker)
+{
+	struct workqueue_struct *wq = create_workqueue("modon");
+	int n;
+
+	ASSERT_NOT_NULL(wq);
+	n = hws_workqueue_nr_workers(wq);
+	for (int c = 0; c < n; c++) {
+		struct probe p;
+		char name[16], want[32];
+
+		probe_init(&p, wq);
+		ASSERT_FALSE(mod_delayed_work_on(c, wq, &p.dw, 1));
+		PROBE_WAIT_RUNS(&p, 1);
+		probe_thread(&p, name);
+		snprintf(want, sizeof(want), "modon/%d", c);
+		ASSERT_STR_EQ(name, want);
+		flush_workqueue(wq);
+		probe_destroy(&p);
+	}
+	destroy_workqueue(wq);
+}
+
+/* ---- a million timers ------------------------------------------------- */
+
+static atomic_long million_runs;
+
+static void million_fn(struct work_struct *work)
+{
+	(void)work;
+	atomic_fetch_add(&million_runs, 1);
+}
+
+/*
+ * Arming and cancelling costs O(1) or O(log n): a million of each finishes
+ * well inside the timeout (an O(n) list would take hours). Far timers are
+ * all still armed when cancelled, so every cancel returns 1.
+ */
+TEST_TIMEOUT(arm_cancel_million_far, 240)
+{
+	enum { N = 1000000 };
+	struct workqueue_struct *wq = create_workqueue("million");
+	struct delayed_work *dw = calloc(N, sizeof(*dw));
+	unsigned int seed = 42;
+
+	ASSERT_NOT_NULL(wq);
+	ASSERT_NOT_NULL(dw);
+	for (int i = 0; i < N; i++) {
+		unsigned long delay = 3600ul * HZ + 1 + (unsigned long)(rand_r(&seed) % 100000);
+
+		INIT_DELAYED_WORK(&dw[i], million_fn);
+		if (queue_delayed_work(wq, &dw[i], delay) != 1)
+			FAIL("arming item %d returned 0", i);
+	}
+	for (int i = N - 1; i >= 0; i -= 2)  /* out of order, */
+		if (cancel_delayed_work(&dw[i]) != 1)
+			FAIL("cancelling item %d returned 0", i);
+	for (int i = 0; i < N; i += 2)       /* then the rest */
+		if (cancel_delayed_work(&dw[i]) != 1)
+			FAIL("cancelling item %d returned 0", i);
+	for (int i = 0; i < N; i++)
+		if (delayed_work_pending(&dw[i]))
+			FAIL("item %d still pending", i);
+	flush_workqueue(wq);
+	ASSERT_EQ(atomic_load(&million_runs), 0);
+	destroy_workqueue(wq);
+	free(dw);
+}
+
+/*
+ * Delays of 1..100000 jiffies: the short ones fire while the rest are being
+ * armed. A cancel may return 0 only for an item that was already due, and
+ * exactly the items whose cancel returned 0 run.
+ */
+TEST_TIMEOUT(arm_cancel_million_mixed, 240)
+{
+	enum { N = 1000000 };
+	struct workqueue_struct *wq = create_workqueue("million");
+	struct delayed_work *dw = calloc(N, sizeof(*dw));
+	unsigned long *due = calloc(N, sizeof(*due));
+	unsigned int seed = 7;
+	long missed = 0;
+
+	ASSERT_NOT_NULL(wq);
+	ASSERT_NOT_NULL(dw);
+	ASSERT_NOT_NULL(due);
+	for (int i = 0; i < N; i++) {
+		unsigned long delay = 1 + (unsigned long)(rand_r(&seed) % 100000);
+
+		INIT_DELAYED_WORK(&dw[i], million_fn);
+		due[i] = jiffies + delay;
+		if (queue_delayed_work(wq, &dw[i], delay) != 1)
+			FAIL("arming item %d returned 0", i);
+	}
+	for (int i = 0; i < N; i++) {
+		if (cancel_delayed_work(&dw[i]) == 1)
+			continue;
+		missed++;
+		unsigned long now = jiffies;
+		if (!time_after_eq(now, due[i]))
+			FAIL("cancel of item %d returned 0 at jiffy %lu, before its due %lu",
+			     i, now, due[i]);
+	}
+	/* Those that were missed had left the timer: flush waits for them. */
+	flush_workqueue(wq);
+	ASSERT_EQ(atomic_load(&million_runs), missed);
+	for (int i = 0; i < N; i++)
+		if (delayed_work_pending(&dw[i]))
+			FAIL("item %d still pending", i);
+	printf("# %ld of %d items were due before their cancel\n", missed, N);
+	destroy_workqueue(wq);
+	free(dw);
+	free(due);
+}
+
+int main(int argc, char **argv)
+{
+	return hws_test_main(argc, argv);
+}
