@@ -9,11 +9,11 @@
 #include "timer.h"
 
 /* Bits of work_struct.data besides PENDING and NOAUTOREL. */
-#define HWS_WORK_CANCELING 2 /* a _sync cancel owns the pending bit */
+#define HWS_WORK_GRABBED 2 /* a cancel or mod_delayed_work owns the pending bit */
 #define HWS_WORK_FLAG_MASK 7UL
 #define HWS_WORK_PENDING_BIT (1UL << WORK_STRUCT_PENDING)
 #define HWS_WORK_NOAUTOREL_BIT (1UL << WORK_STRUCT_NOAUTOREL)
-#define HWS_WORK_CANCELING_BIT (1UL << HWS_WORK_CANCELING)
+#define HWS_WORK_GRABBED_BIT (1UL << HWS_WORK_GRABBED)
 
 /*
  * One worker thread and its list: the kernel's cpu_workqueue_struct.
@@ -31,6 +31,7 @@ struct hws__cwq {
 	pthread_cond_t work_done;
 	pthread_t thread;
 	int index;
+	struct work_struct *sync_work;     /* L: wq->lock; run by run_scheduled_work() */
 } __attribute__((aligned(64)));
 
 struct workqueue_struct {

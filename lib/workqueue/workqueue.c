@@ -12,6 +12,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -157,7 +158,8 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct delayed_work *d
 		return 0;
 	cwq = pick_cwq(wq, cpu);
 	pthread_mutex_lock(&wq->lock);
-	if (claim(work, cwq)) {
+	/* A queue being destroyed takes nothing new. */
+	if (!wq->stopping && claim(work, cwq)) {
 		if (delay == 0)
 			insert_work(cwq, work, &cwq->worklist);
 		else
@@ -219,12 +221,12 @@ static void *worker_main(void *arg)
 	this_cwq = cwq;
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
+		if (wq->stopping)
+			break;
 		if (!wq->frozen && !hws__list_empty(&cwq->worklist)) {
 			run_one(cwq);
 			continue;
 		}
-		if (wq->stopping && hws__list_empty(&cwq->worklist))
-			break;
 		cwq->idle = true;
 		pthread_cond_wait(&cwq->more_work, &wq->lock);
 		cwq->idle = false;
@@ -508,13 +510,20 @@ void flush_scheduled_work(void)
 	flush_workqueue(hws__keventd_wq());
 }
 
+static bool runs_on(const struct hws__cwq *cwq, const struct work_struct *work)
+{
+	return cwq != this_cwq && (cwq->current_work == work || cwq->sync_work == work);
+}
+
 /*
- * Wait until @work runs on no worker of any queue. An item may be running
- * on two workers at once (re-queued elsewhere while it ran), so search
- * again after each wait; the caller owns PENDING, so no new run starts.
+ * Wait until the runs of @work that are under way end. With @all, search
+ * again after each wait: an item may run on two workers at once (re-queued
+ * elsewhere while it ran), and a caller that owns PENDING knows no new run
+ * can start. Without it, wait for one run only, so that an item that keeps
+ * re-queueing itself cannot hold the caller forever.
  * Return: true if it waited.
  */
-static bool wait_on_work(struct work_struct *work)
+static bool wait_on_work(struct work_struct *work, bool all)
 {
 	bool waited = false;
 
@@ -528,7 +537,7 @@ static bool wait_on_work(struct work_struct *work)
 
 			pthread_mutex_lock(&wq->lock);
 			for (int i = 0; i < wq->nr_workers && !found; i++)
-				if (wq->cwqs[i].current_work == work && &wq->cwqs[i] != this_cwq)
+				if (runs_on(&wq->cwqs[i], work))
 					found = &wq->cwqs[i];
 			if (!found)
 				pthread_mutex_unlock(&wq->lock);
@@ -538,40 +547,46 @@ static bool wait_on_work(struct work_struct *work)
 			return waited;
 		/* Wait for this run to end, even if the worker starts another. */
 		unsigned long seen = found->completed;
-		while (found->current_work == work && found->completed == seen)
+		while (runs_on(found, work) && found->completed == seen)
 			pthread_cond_wait(&found->work_done, &found->wq->lock);
 		pthread_mutex_unlock(&found->wq->lock);
 		waited = true;
+		if (!all)
+			return waited;
 	}
 }
 
 /*
- * Take an item's pending bit away from wherever it is: off a worker's list
- * or out of the timer wheel.
- * Return: 1 if it was pending (now owned by the caller), 0 if it was idle
- * (PENDING now set and owned by the caller), -ENOENT if another thread's
- * _sync cancel owns it.
+ * Take an item's pending bit away from wherever it is (off a worker's list
+ * or out of the timer wheel) and mark it GRABBED in the same step, so that
+ * no other canceller or mod_delayed_work() can also believe it owns it.
+ * Return: 1 if it was pending, 0 if it was idle (PENDING now set), -EBUSY
+ * if another thread holds it grabbed.
  */
-static int grab_pending(struct work_struct *work, struct delayed_work *dwork)
+static int grab_pending(struct work_struct *work)
 {
 	for (;;) {
 		unsigned long data = hws__work_data(work);
 		struct hws__cwq *cwq = data_cwq(data);
+		unsigned long flags = data & HWS_WORK_FLAG_MASK;
 
-		if (data & HWS_WORK_CANCELING_BIT)
-			return -ENOENT;
+		if (data & HWS_WORK_GRABBED_BIT)
+			return -EBUSY;
 		if (cwq) {
 			struct workqueue_struct *wq = cwq->wq;
 			bool grabbed = false;
 
 			pthread_mutex_lock(&wq->lock);
 			data = hws__work_data(work);
-			if (data_cwq(data) == cwq && !(data & HWS_WORK_CANCELING_BIT)) {
+			if (data_cwq(data) == cwq && !(data & HWS_WORK_GRABBED_BIT)) {
+				/* Queued and on no list: it is a delayed item's timer,
+				 * even when the caller passed just its work_struct. */
 				if (!hws__list_empty(&work->entry))
 					hws__list_del_init(&work->entry);
-				else if (dwork)
-					hws__timer_del(&wq->timers, &dwork->timer);
-				atomic_fetch_and(&work->data, HWS_WORK_FLAG_MASK);
+				else
+					hws__timer_del(&wq->timers,
+						       &container_of(work, struct delayed_work, work)->timer);
+				atomic_store(&work->data, (data & HWS_WORK_FLAG_MASK) | HWS_WORK_GRABBED_BIT);
 				grabbed = true;
 			}
 			pthread_mutex_unlock(&wq->lock);
@@ -580,52 +595,64 @@ static int grab_pending(struct work_struct *work, struct delayed_work *dwork)
 			continue;
 		}
 		if (!(data & HWS_WORK_PENDING_BIT)) {
-			if (atomic_compare_exchange_weak(&work->data, &data, data | HWS_WORK_PENDING_BIT))
+			if (atomic_compare_exchange_weak(&work->data, &data,
+							 flags | HWS_WORK_PENDING_BIT | HWS_WORK_GRABBED_BIT))
 				return 0;
 			continue;
 		}
-		/* Pending on no queue: a _NAR item that ran and was not yet
-		 * released. Take its pending bit over. */
-		return 1;
+		/*
+		 * Pending on no queue and not grabbed: either a _NAR item that
+		 * ran and was not released yet, whose bit we take over, or a
+		 * queueing caller between its two steps, which we wait out.
+		 */
+		if ((data & HWS_WORK_NOAUTOREL_BIT) &&
+		    atomic_compare_exchange_weak(&work->data, &data, flags | HWS_WORK_GRABBED_BIT))
+			return 1;
+		sched_yield();
 	}
 }
 
-static void wait_canceling_done(struct work_struct *work)
+/* Drop GRABBED (and with it PENDING, unless re-queued) and wake waiters. */
+static void ungrab(struct work_struct *work, unsigned long also_clear)
 {
 	pthread_mutex_lock(&cancel_lock);
-	while (hws__work_data(work) & HWS_WORK_CANCELING_BIT)
+	atomic_fetch_and(&work->data, ~(HWS_WORK_GRABBED_BIT | also_clear));
+	pthread_cond_broadcast(&cancel_cond);
+	pthread_mutex_unlock(&cancel_lock);
+}
+
+static void wait_ungrabbed(struct work_struct *work)
+{
+	pthread_mutex_lock(&cancel_lock);
+	while (hws__work_data(work) & HWS_WORK_GRABBED_BIT)
 		pthread_cond_wait(&cancel_cond, &cancel_lock);
 	pthread_mutex_unlock(&cancel_lock);
 }
 
-static bool cancel_sync(struct work_struct *work, struct delayed_work *dwork)
+static bool cancel_sync(struct work_struct *work)
 {
 	int ret;
 
-	while ((ret = grab_pending(work, dwork)) == -ENOENT)
-		wait_canceling_done(work);
-	atomic_fetch_or(&work->data, HWS_WORK_CANCELING_BIT);
-	wait_on_work(work);
-	pthread_mutex_lock(&cancel_lock);
-	atomic_fetch_and(&work->data, ~(HWS_WORK_CANCELING_BIT | HWS_WORK_PENDING_BIT));
-	pthread_cond_broadcast(&cancel_cond);
-	pthread_mutex_unlock(&cancel_lock);
+	while ((ret = grab_pending(work)) == -EBUSY)
+		wait_ungrabbed(work);
+	wait_on_work(work, true);
+	ungrab(work, HWS_WORK_PENDING_BIT);
 	return ret == 1;
 }
 
 bool hws__cancel_work_sync(struct work_struct *work)
 {
-	return cancel_sync(work, NULL);
+	return cancel_sync(work);
 }
 
 bool hws__cancel_delayed_work_sync(struct delayed_work *dwork)
 {
-	return cancel_sync(&dwork->work, dwork);
+	return cancel_sync(&dwork->work);
 }
 
 void hws__cancel_rearming_delayed_workqueue(struct workqueue_struct *wq, struct delayed_work *dwork)
 {
-	cancel_sync(&dwork->work, dwork);
+	cancel_sync(&dwork->work);
 }
 
 int hws__cancel_delayed_work(struct delayed_work *dwork)
@@ -648,19 +675,24 @@ int hws__cancel_delayed_work(struct delayed_work *dwork)
 bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 			      struct delayed_work *dwork, unsigned long delay)
 {
+	struct hws__cwq *cwq;
+	bool queued = false;
 	int ret;
 
 	if (!wq)
 		return false;
-	ret = grab_pending(&dwork->work, dwork);
-	/* A _sync cancel in progress wins; report the item as pending. */
-	if (ret == -ENOENT)
+	ret = grab_pending(&dwork->work);
+	/* A cancel or another mod holds it: theirs wins, report it pending. */
+	if (ret == -EBUSY)
 		return true;
-	struct hws__cwq *cwq = pick_cwq(wq, cpu);
-
+	cwq = pick_cwq(wq, cpu);
 	pthread_mutex_lock(&wq->lock);
-	enqueue_owned(cwq, dwork, &dwork->work, delay);
+	if (!wq->stopping) {
+		enqueue_owned(cwq, dwork, &dwork->work, delay);
+		queued = true;
+	}
 	pthread_mutex_unlock(&wq->lock);
+	ungrab(&dwork->work, queued ? 0 : HWS_WORK_PENDING_BIT);
 	return ret == 1;
 }
 
@@ -687,7 +719,7 @@ bool hws__flush_work(struct work_struct *work)
 		}
 		pthread_mutex_unlock(&wq->lock);
 	}
-	return wait_on_work(work);
+	return wait_on_work(work, false);
 }
 
 bool hws__flush_delayed_work(struct delayed_work *dwork)
@@ -715,6 +747,9 @@ int hws__run_scheduled_work(struct work_struct *work)
 		return 0;
 	wq = cwq->wq;
 	pthread_mutex_lock(&wq->lock);
+	/* One caller-run item per worker at a time, so that waiters see it. */
+	while (cwq->sync_work && data_cwq(hws__work_data(work)) == cwq)
+		pthread_cond_wait(&cwq->work_done, &wq->lock);
 	if (data_cwq(hws__work_data(work)) != cwq || hws__list_empty(&work->entry)) {
 		pthread_mutex_unlock(&wq->lock);
 		return 0;
@@ -724,8 +759,16 @@ int hws__run_scheduled_work(struct work_struct *work)
 		clear |= HWS_WORK_PENDING_BIT;
 	atomic_fetch_and(&work->data, ~clear);
 	func = work->func;
+	cwq->sync_work = work;
 	pthread_mutex_unlock(&wq->lock);
+
 	func(work);
+
+	pthread_mutex_lock(&wq->lock);
+	cwq->sync_work = NULL;
+	cwq->completed++;
+	pthread_cond_broadcast(&cwq->work_done);
+	pthread_mutex_unlock(&wq->lock);
 	return 1;
 }
 
@@ -783,11 +826,12 @@ void destroy_workqueue(struct workqueue_struct *wq)
 		empty = all_lists_empty(wq);
 		pthread_mutex_unlock(&wq->lock);
 	}
+	stop_threads(wq, wq->nr_workers, true);
+	/* Workers are gone: what a handler queued meanwhile never runs. */
 	pthread_mutex_lock(&wq->lock);
 	drop_timers(wq);
 	drop_queued(wq);
 	pthread_mutex_unlock(&wq->lock);
-	stop_threads(wq, wq->nr_workers, true);
 
 	pthread_mutex_lock(&hws__freezer_lock);
 	pthread_mutex_lock(&hws__workqueues_lock);

@@ -179,13 +179,13 @@ static inline void current_thread_name(char buf[16])
 /* What Linux keeps of a thread name: its first 15 bytes. */
 static inline void expected_thread_name(char buf[16], const char *name, const char *suffix)
 {
-	size_t n = strlen(name);
+	char full[64];
+	int n = snprintf(full, sizeof(full), "%s%s", name, suffix);
 
 	if (n > 15)
 		n = 15;
-	memcpy(buf, name, n);
+	memcpy(buf, full, (size_t)n);
 	buf[n] = '\0';
-	strncat(buf, suffix, 15 - n);
 }
 
 /* How many threads of this process have a name starting with prefix. */
