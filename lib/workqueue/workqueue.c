@@ -137,19 +137,21 @@ static void arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, u
 	}
 }
 
-/* Queue an item whose PENDING bit the caller owns. Called with wq->lock held. */
-static void enqueue_owned(struct hws__cwq *cwq, struct delayed_work *dwork,
-			  struct work_struct *work, unsigned long delay)
+/*
+ * Put an item whose data already names @cwq on its list, or for a delay,
+ * in the timer wheel (only a delayed_work is ever given one). Called with
+ * wq->lock held.
+ */
+static void place_work(struct hws__cwq *cwq, struct work_struct *work, unsigned long delay)
 {
-	set_wq_data(work, cwq);
 	if (delay == 0)
 		insert_work(cwq, work, &cwq->worklist);
 	else
-		arm_timer(cwq->wq, dwork, delay);
+		arm_timer(cwq->wq, container_of(work, struct delayed_work, work), delay);
 }
 
-static int queue_on(int cpu, struct workqueue_struct *wq, struct delayed_work *dwork,
-		    struct work_struct *work, unsigned long delay)
+static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *work,
+		    unsigned long delay)
 {
 	struct hws__cwq *cwq;
 	int ret = 0;
@@ -160,10 +162,7 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct delayed_work *d
 	pthread_mutex_lock(&wq->lock);
 	/* A queue being destroyed takes nothing new. */
 	if (!wq->stopping && claim(work, cwq)) {
-		if (delay == 0)
-			insert_work(cwq, work, &cwq->worklist);
-		else
-			arm_timer(wq, dwork, delay);
+		place_work(cwq, work, delay);
 		ret = 1;
 	}
 	pthread_mutex_unlock(&wq->lock);
@@ -172,13 +171,13 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct delayed_work *d
 
 int hws__queue_work_on(int cpu, struct workqueue_struct *wq, struct work_struct *work)
 {
-	return queue_on(cpu, wq, NULL, work, 0);
+	return queue_on(cpu, wq, work, 0);
 }
 
 int hws__queue_delayed_work_on(int cpu, struct workqueue_struct *wq,
 			       struct delayed_work *dwork, unsigned long delay)
 {
-	return queue_on(cpu, wq, dwork, &dwork->work, delay);
+	return queue_on(cpu, wq, &dwork->work, delay);
 }
 
 /*
@@ -187,19 +186,36 @@ int hws__queue_delayed_work_on(int cpu, struct workqueue_struct *wq,
  * before the handler runs so that it may re-queue or free its item; after
  * the handler returns the item is never touched again.
  */
+/*
+ * Take @work off its list to run it: it no longer names a worker, and
+ * unless it is _NAR it is no longer pending. Called with wq->lock held.
+ * Return: its handler.
+ */
+static work_func_t dequeue_to_run(struct work_struct *work)
+{
+	unsigned long clear = ~HWS_WORK_FLAG_MASK;
+
+	hws__list_del_init(&work->entry);
+	if (!(hws__work_data(work) & HWS_WORK_NOAUTOREL_BIT))
+		clear |= HWS_WORK_PENDING_BIT;
+	atomic_fetch_and_explicit(&work->data, ~clear, memory_order_acq_rel);
+	return work->func;
+}
+
+/* A run on @cwq has ended: wake flushers and cancellers. wq->lock held. */
+static void run_done(struct hws__cwq *cwq)
+{
+	cwq->completed++;
+	pthread_cond_broadcast(&cwq->work_done);
+}
+
 static void run_one(struct hws__cwq *cwq)
 {
 	struct workqueue_struct *wq = cwq->wq;
 	struct work_struct *work = container_of(cwq->worklist.next, struct work_struct, entry);
 	struct work_struct *outer = cwq->current_work;
-	unsigned long data = hws__work_data(work);
-	unsigned long clear = ~HWS_WORK_FLAG_MASK;
-	work_func_t func = work->func;
+	work_func_t func = dequeue_to_run(work);
 
-	hws__list_del_init(&work->entry);
-	if (!(data & HWS_WORK_NOAUTOREL_BIT))
-		clear |= HWS_WORK_PENDING_BIT;
-	atomic_fetch_and_explicit(&work->data, ~clear, memory_order_acq_rel);
 	cwq->current_work = work;
 	cwq->running++;
 	pthread_mutex_unlock(&wq->lock);
@@ -209,8 +225,7 @@ static void run_one(struct hws__cwq *cwq)
 	pthread_mutex_lock(&wq->lock);
 	cwq->running--;
 	cwq->current_work = outer;
-	cwq->completed++;
-	pthread_cond_broadcast(&cwq->work_done);
+	run_done(cwq);
 }
 
 static void *worker_main(void *arg)
@@ -688,7 +703,8 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 	cwq = pick_cwq(wq, cpu);
 	pthread_mutex_lock(&wq->lock);
 	if (!wq->stopping) {
-		enqueue_owned(cwq, dwork, &dwork->work, delay);
+		set_wq_data(&dwork->work, cwq);
+		place_work(cwq, &dwork->work, delay);
 		queued = true;
 	}
 	pthread_mutex_unlock(&wq->lock);
@@ -740,7 +756,6 @@ int hws__run_scheduled_work(struct work_struct *work)
 {
 	struct hws__cwq *cwq = data_cwq(hws__work_data(work));
 	struct workqueue_struct *wq;
-	unsigned long clear = ~HWS_WORK_FLAG_MASK;
 	work_func_t func;
 
 	if (!cwq)
@@ -754,11 +769,7 @@ int hws__run_scheduled_work(struct work_struct *work)
 		pthread_mutex_unlock(&wq->lock);
 		return 0;
 	}
-	hws__list_del_init(&work->entry);
-	if (!(hws__work_data(work) & HWS_WORK_NOAUTOREL_BIT))
-		clear |= HWS_WORK_PENDING_BIT;
-	atomic_fetch_and(&work->data, ~clear);
-	func = work->func;
+	func = dequeue_to_run(work);
 	cwq->sync_work = work;
 	pthread_mutex_unlock(&wq->lock);
 
@@ -766,8 +777,7 @@ int hws__run_scheduled_work(struct work_struct *work)
 
 	pthread_mutex_lock(&wq->lock);
 	cwq->sync_work = NULL;
-	cwq->completed++;
-	pthread_cond_broadcast(&cwq->work_done);
+	run_done(cwq);
 	pthread_mutex_unlock(&wq->lock);
 	return 1;
 }
