@@ -74,3 +74,23 @@ sensors_json_value() {
 			exit
 		}'
 }
+
+# w83793_alarms DEV: stall fan1, overheat temp1 (90 C) and open the chassis
+# of the W83793 whose sysfs directory is DEV, then wait out the driver's 2 s
+# cache so that the next read sees it.  w83793_restore puts the preset back.
+w83793_alarms() {
+	cat "$1/fan1_input" >/dev/null   # refresh the cache now
+	"$HWS_LAB_DIR/guest/lab-regs" - <<'REGS' || return
+0 0x23 0x0f   # fan1 count 0xfff: stopped
+0 0x24 0xff
+0 0x1c 0x5a   # temp1 90 C
+0 0x4c 0x10   # temp1 alarm
+0 0x4d 0x04   # fan1 alarm
+0 0x4e 0x40   # chassis intrusion
+REGS
+	sleep 2.5
+}
+
+w83793_restore() {
+	"$HWS_LAB_DIR/guest/lab-regs" "$HWS_LAB_PRESET" && sleep 2.5
+}

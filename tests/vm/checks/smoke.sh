@@ -39,31 +39,15 @@ if lab_run "sensors -j" sensors -j; then
 fi
 
 # --- a register rewrite reaches sysfs after the driver's cache period
-regs=$HWS_LAB_DIR/guest/lab-regs
-cat "$dev/fan1_input" >/dev/null   # refresh the cache now
-lab_run "stall fan1, overheat temp1, open the chassis" "$regs" - <<'REGS'
-0 0x23 0x0f   # fan1 count 0xfff: stopped
-0 0x24 0xff
-0 0x1c 0x5a   # temp1 90 C
-0 0x4c 0x10   # temp1 alarm
-0 0x4d 0x04   # fan1 alarm
-0 0x4e 0x40   # chassis intrusion
-REGS
-sleep 2.5
+lab_run "stall fan1, overheat temp1, open the chassis" w83793_alarms "$dev"
 lab_eq "fan1_input after stall" 0 "$(cat "$dev/fan1_input")"
 lab_eq "fan1_alarm after stall" 1 "$(cat "$dev/fan1_alarm")"
 lab_eq "temp1_input after overheat" $((90000 + ($(reg 0 0x22) & 3) * 250)) "$(cat "$dev/temp1_input")"
 lab_eq "temp1_alarm after overheat" 1 "$(cat "$dev/temp1_alarm")"
 lab_eq "intrusion0_alarm" 1 "$(cat "$dev/intrusion0_alarm")"
 lab_eq "fan2 untouched" $((1350000 / (($(reg 0 0x25) << 8 | $(reg 0 0x26)) & 0xfff))) "$(cat "$dev/fan2_input")"
-"$regs" - <<'REGS'
-0 0x23 0x02
-0 0x24 0xa3
-0 0x1c 0x2d
-0 0x4c 0x00
-0 0x4d 0x00
-0 0x4e 0x00
-REGS
+lab_run "preset restored" w83793_restore
+lab_eq "fan1_input back to the preset" "$want_fan1" "$(cat "$dev/fan1_input")"
 
 # --- vivid: webcam at 25 fps, 50 frames through mmap
 cam=/dev/video0

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWS_CAMERA_CAPTURE_INTERNAL_H
+#define HWS_CAMERA_CAPTURE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <linux/videodev2.h>
+
+#include <hwsight/camera.h>
+
+#include "camera/pacing.h"
+
+struct hws__buffer {
+	void *start;
+	size_t length;
+};
+
+/* One open capture node. negotiate.c sets it up, stream.c runs it. */
+struct hws_camera {
+	int fd;                      /* the node, wrapped by libv4l2 once negotiated */
+	bool wrapped;                /* v4l2_fd_open() done */
+	bool converting;             /* libv4l2 conversion allowed */
+	char devnode[64];
+	struct v4l2_capability cap;
+	struct hws_capture_setup setup;
+	bool negotiated;
+	unsigned n_wanted;           /* buffers asked for */
+	struct hws__buffer *buffers;
+	unsigned n_buffers;
+	bool streaming;
+	int held;                    /* buffer index lent to the caller, or -1 */
+	struct hws__pacer pacer;
+};
+
+/* The ioctl wrapper that goes through libv4l2 once the fd is wrapped, and
+ * retries on EINTR; returns 0 or a negative errno. */
+int hws__camera_ioctl(struct hws_camera *cam, unsigned long request, void *arg);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWSIGHT_IMAGE_H
+#define HWSIGHT_IMAGE_H
+
+/*
+ * Frames to image files: PPM, PNG (libpng), JPEG (libturbojpeg), raw.
+ * MJPEG and JPEG frames are passed through unchanged as JPEG. An encoder
+ * keeps its buffers and its libturbojpeg handle from frame to frame, so a
+ * stream of frames costs no allocation per frame.
+ */
+
+#include <stddef.h>
+
+#include <hwsight/camera.h>
+#include <hwsight/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum hws_image_type {
+	HWS_IMAGE_PPM,
+	HWS_IMAGE_PNG,
+	HWS_IMAGE_JPEG,
+	HWS_IMAGE_RAW,           /* the frame's bytes as the device gave them */
+};
+
+/**
+ * hws_image_type_from_path - the type a file name asks for
+ * Return: 0, or -EINVAL if the extension is not .ppm .png .jpg .jpeg .raw
+ */
+HWS_EXPORT int hws_image_type_from_path(const char *path, enum hws_image_type *ret_type);
+
+/**
+ * hws_image_can_encode - can a frame of this fourcc become this type
+ * Return: true for every pair the encoder handles.
+ */
+HWS_EXPORT bool hws_image_can_encode(uint32_t fourcc, enum hws_image_type type);
+
+struct hws_image_encoder;
+
+/** hws_image_encoder_new - Return: 0 or -ENOMEM. */
+HWS_EXPORT int hws_image_encoder_new(struct hws_image_encoder **ret_encoder);
+
+/** hws_image_encoder_free - Return: NULL. */
+HWS_EXPORT struct hws_image_encoder *hws_image_encoder_free(struct hws_image_encoder *enc);
+
+/**
+ * hws_image_encode - encode a frame in memory
+ * @quality: JPEG quality 1..100 (ignored by the other types)
+ * @ret_data: the encoded bytes, owned by the encoder, valid until its next
+ *            call
+ * Return: 0, -EINVAL (bad quality, or a frame whose size does not match
+ * its format), -EOPNOTSUPP (no conversion from this fourcc), -ENOMEM.
+ */
+HWS_EXPORT int hws_image_encode(struct hws_image_encoder *enc, const struct hws_frame *frame,
+				enum hws_image_type type, int quality,
+				const void **ret_data, size_t *ret_size);
+
+/**
+ * hws_image_save - encode a frame and write it to a file, all or nothing
+ *
+ * The image is written to a temporary file beside @path, flushed, and
+ * renamed over @path: a full disk or a crash never leaves a half image
+ * under the final name.
+ *
+ * Return: 0 or a negative errno (-ENOSPC for a full disk).
+ */
+HWS_EXPORT int hws_image_save(struct hws_image_encoder *enc, const char *path,
+			      const struct hws_frame *frame, enum hws_image_type type, int quality);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The two readers. The fast one keeps every attribute open and re-reads it
+ * with one pread() at offset 0 (sysfs runs the driver's show() again for
+ * it); the libsensors one asks sensors_get_value(), which opens, reads and
+ * closes the file each time. Values libsensors does not know (pwm ...) are
+ * read the same way by both.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "sensors/sensors-internal.h"
+#include "sensors/sysfs.h"
+
+/* Open the attribute on first use; a missing file in a chip directory that
+ * still exists is that value's error, a missing directory is the chip's. */
+static int attr_fd(struct hws__chip *chip, const struct hws_subfeature *sub, struct hws__sub_priv *p)
+{
+	char path[PATH_MAX];
+
+	if (p->fd >= 0)
+		return p->fd;
+	snprintf(path, sizeof(path), "%s/%s", chip->pub.path, sub->name);
+	p->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (p->fd < 0)
+		return access(chip->pub.path, F_OK) < 0 ? -ENODEV : -errno;
+	return p->fd;
+}
+
+static int read_sysfs(struct hws__chip *chip, size_t f, size_t i, double *ret)
+{
+	struct hws__sub_priv *p = &chip->features[f].subs[i];
+	char buf[64];
+	double x;
+	int fd, r;
+
+	fd = attr_fd(chip, &chip->pub.features[f].subfeatures[i], p);
+	if (fd < 0)
+		return fd;
+	r = hws__pread_attr(fd, buf, sizeof(buf));
+	if (r < 0)
+		return r == -ENOENT ? -ENODEV : r;
+	r = hws__parse_value(buf, &x);
+	if (r < 0)
+		return r;
+	*ret = x / p->scale;
+	return 0;
+}
+
+static int fast_read_value(struct hws__chip *chip, size_t f, size_t i, double *ret)
+{
+	const struct hws_subfeature *sub = &chip->pub.features[f].subfeatures[i];
+	double x;
+	int r;
+
+	if ((sub->flags & HWS_SUB_COMPUTED) && chip->features[f].compute == HWS_COMPUTE_OPAQUE)
+		return hws__libsensors_read(chip, f, i, ret);
+	r = read_sysfs(chip, f, i, &x);
+	if (r < 0)
+		return r;
+	*ret = hws__compute_apply(chip, f, i, x);
+	return 0;
+}
+
+/*
+ * libsensors reads with fscanf("%lf"), which takes "12abc" for 12 and
+ * reports an empty file as a permission error. The file is checked with
+ * the strict parser first, so that both readers call the same values
+ * broken; the value itself then comes from libsensors.
+ */
+static int libsensors_read_value(struct hws__chip *chip, size_t f, size_t i, double *ret)
+{
+	double x;
+	int r;
+
+	r = read_sysfs(chip, f, i, &x);
+	if (r < 0 || chip->features[f].subs[i].sensors_nr < 0) {
+		if (r == 0)
+			*ret = x;
+		return r;
+	}
+	return hws__libsensors_read(chip, f, i, ret);
+}
+
+static void close_chip(struct hws__chip *chip)
+{
+	for (size_t f = 0; f < chip->pub.n_features; f++)
+		for (size_t i = 0; i < chip->pub.features[f].n_subfeatures; i++) {
+			struct hws__sub_priv *p = &chip->features[f].subs[i];
+			if (p->fd >= 0)
+				close(p->fd);
+			p->fd = -1;
+		}
+}
+
+const struct hws__reader_ops hws__reader_fast = {
+	.name = "fast",
+	.read_value = fast_read_value,
+	.close_chip = close_chip,
+};
+
+const struct hws__reader_ops hws__reader_libsensors = {
+	.name = "libsensors",
+	.read_value = libsensors_read_value,
+	.close_chip = close_chip,
+};
+
+int hws__read_chip(const struct hws__reader_ops *ops, struct hws__chip *chip, bool settings)
+{
+	int ok = 0;
+
+	for (size_t f = 0; f < chip->pub.n_features; f++) {
+		struct hws_feature *feature = &chip->pub.features[f];
+
+		for (size_t i = 0; i < feature->n_subfeatures; i++) {
+			struct hws_subfeature *sub = &feature->subfeatures[i];
+			double v;
+			int r;
+
+			if (!settings && !(sub->flags & HWS_SUB_LIVE))
+				continue;
+			r = ops->read_value(chip, f, i, &v);
+			if (r == -ENODEV)
+				return r;
+			sub->error = r < 0 ? r : 0;
+			if (r == 0) {
+				sub->value = v;
+				ok++;
+			}
+		}
+	}
+	return ok;
+}

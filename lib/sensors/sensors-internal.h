@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWS_SENSORS_INTERNAL_H
+#define HWS_SENSORS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sensors/sensors.h>
+
+#include <hwsight/sensors.h>
+
+/*
+ * The public structs are arrays a caller walks; what the readers need per
+ * value lives in arrays parallel to them, so the public layout stays small.
+ */
+
+/* How a compute statement maps a value, as probed through libsensors. */
+enum hws__compute {
+	HWS_COMPUTE_NONE,
+	HWS_COMPUTE_AFFINE, /* value = a * x + b */
+	HWS_COMPUTE_OPAQUE, /* anything else: ask sensors_get_value() */
+};
+
+struct hws__sub_priv {
+	int fd;            /* fast reader: the open attribute, or -1 */
+	int sensors_nr;    /* libsensors' subfeature number, -1 if unknown to it */
+	double scale;      /* the file holds value * scale */
+};
+
+struct hws__feature_priv {
+	struct hws__sub_priv *subs; /* parallel to hws_feature.subfeatures */
+	const sensors_feature *sf;  /* libsensors' feature, or NULL */
+	enum hws__compute compute;
+	double a, b;
+};
+
+struct hws__chip {
+	struct hws_chip pub;
+	struct hws__feature_priv *features; /* parallel to pub.features */
+	char *hwmon;                        /* "hwmon3", to notice it is gone */
+	const sensors_chip_name *sensors;   /* libsensors' chip, or NULL */
+	bool settings_read;                 /* every value read at least once */
+};
+
+struct hws_sensors {
+	struct hws_sensors_options opts;
+	char *config;                       /* owned copy of opts.config */
+	struct hws__chip **chips;
+	size_t n_chips;
+	uint64_t settings_due_ms;           /* CLOCK_MONOTONIC */
+	bool libsensors_loaded;
+	unsigned config_errors;             /* counted by the parse hooks */
+};
+
+#define hws__chip_of(c) ((struct hws__chip *)((char *)(c) - offsetof(struct hws__chip, pub)))
+
+/* hwmon.c: discovery and classification, from sysfs alone. */
+int hws__hwmon_scan(struct hws__chip ***ret_chips, size_t *ret_n);
+int hws__hwmon_list(char ***ret_names, size_t *ret_n);
+void hws__chip_free(struct hws__chip *chip);
+void hws__feature_clear(struct hws_feature *f, struct hws__feature_priv *p);
+bool hws__item_is_live(enum hws_sensor_item item);
+int hws__parse_value(const char *text, double *ret);
+
+/* chips.c: what hwsight knows about particular chips. */
+const char *hws__chip_default_label(const char *prefix, const char *feature);
+
+/* libsensors.c: the bridge. */
+int hws__libsensors_load(struct hws_sensors *s);
+void hws__libsensors_unload(struct hws_sensors *s);
+int hws__libsensors_merge(struct hws_sensors *s, struct hws__chip *chip);
+int hws__libsensors_read(struct hws__chip *chip, size_t f, size_t i, double *ret);
+double hws__compute_apply(const struct hws__chip *chip, size_t f, size_t i, double x);
+
+/* reader.c: the readers behind one ops struct. */
+struct hws__reader_ops {
+	const char *name;
+	/* One value, in the kind's units with compute applied; -ENODEV
+	 * when the chip is gone, another negative errno for this value. */
+	int (*read_value)(struct hws__chip *chip, size_t f, size_t i, double *ret);
+	void (*close_chip)(struct hws__chip *chip);
+};
+extern const struct hws__reader_ops hws__reader_fast;
+extern const struct hws__reader_ops hws__reader_libsensors;
+/* Live values, and settings too if asked; returns how many were read,
+ * or -ENODEV when the chip is gone. */
+int hws__read_chip(const struct hws__reader_ops *ops, struct hws__chip *chip, bool settings);
+
+#endif

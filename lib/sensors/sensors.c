@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sensors context: the chips found, the reader chosen, and when the
+ * settings are due to be read again.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sensors/sensors-internal.h"
+
+/* libsensors' state is process-wide: one context at a time. */
+static atomic_flag in_use = ATOMIC_FLAG_INIT;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static const struct hws__reader_ops *reader(const struct hws_sensors *s)
+{
+	return s->opts.reader == HWS_READER_LIBSENSORS ? &hws__reader_libsensors : &hws__reader_fast;
+}
+
+static void chips_free(struct hws_sensors *s)
+{
+	for (size_t i = 0; i < s->n_chips; i++) {
+		reader(s)->close_chip(s->chips[i]);
+		hws__chip_free(s->chips[i]);
+	}
+	free(s->chips);
+	s->chips = NULL;
+	s->n_chips = 0;
+}
+
+static int chips_load(struct hws_sensors *s)
+{
+	int r;
+
+	r = hws__libsensors_load(s);
+	if (r < 0)
+		return r;
+	r = hws__hwmon_scan(&s->chips, &s->n_chips);
+	for (size_t i = 0; r >= 0 && i < s->n_chips; i++)
+		r = hws__libsensors_merge(s, s->chips[i]);
+	return r;
+}
+
+int hws_sensors_new(const struct hws_sensors_options *opts, struct hws_sensors **ret_sensors)
+{
+	struct hws_sensors *s;
+	int r;
+
+	if (!ret_sensors)
+		return -EINVAL;
+	if (opts && opts->reader != HWS_READER_FAST && opts->reader != HWS_READER_LIBSENSORS)
+		return -EINVAL;
+	if (atomic_flag_test_and_set(&in_use))
+		return -EBUSY;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		atomic_flag_clear(&in_use);
+		return -ENOMEM;
+	}
+	if (opts)
+		s->opts = *opts;
+	if (!s->opts.settings_refresh_ms)
+		s->opts.settings_refresh_ms = 60000;
+	if (s->opts.config && !(s->config = strdup(s->opts.config))) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	s->opts.config = NULL;
+	r = chips_load(s);
+	if (r < 0)
+		goto fail;
+	*ret_sensors = s;
+	return 0;
+fail:
+	hws_sensors_free(s);
+	return r;
+}
+
+struct hws_sensors *hws_sensors_free(struct hws_sensors *s)
+{
+	if (!s)
+		return NULL;
+	chips_free(s);
+	hws__libsensors_unload(s);
+	free(s->config);
+	free(s);
+	atomic_flag_clear(&in_use);
+	return NULL;
+}
+
+int hws_sensors_read(struct hws_sensors *s, unsigned flags)
+{
+	uint64_t now = now_ms();
+	bool settings;
+	int total = 0;
+
+	if (!s)
+		return -EINVAL;
+	settings = (flags & HWS_READ_SETTINGS) || now >= s->settings_due_ms;
+	if (settings)
+		s->settings_due_ms = now + s->opts.settings_refresh_ms;
+	for (size_t i = 0; i < s->n_chips; i++) {
+		struct hws__chip *chip = s->chips[i];
+		int r;
+
+		if (!chip->pub.present)
+			continue;
+		r = hws__read_chip(reader(s), chip, settings || !chip->settings_read);
+		if (r == -ENODEV) {
+			/* Unbound or unplugged: let go of its files so the
+			 * driver can finish; rescan finds it if it returns. */
+			chip->pub.present = false;
+			reader(s)->close_chip(chip);
+			continue;
+		}
+		chip->settings_read = true;
+		total += r;
+	}
+	return total;
+}
+
+int hws_sensors_rescan(struct hws_sensors *s)
+{
+	char **names;
+	size_t n;
+	bool same;
+	int r;
+
+	if (!s)
+		return -EINVAL;
+	r = hws__hwmon_list(&names, &n);
+	if (r < 0)
+		return r;
+	same = n == s->n_chips;
+	for (size_t i = 0; same && i < n; i++)
+		same = s->chips[i]->pub.present && !strcmp(names[i], s->chips[i]->hwmon);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (same)
+		return 0;
+	chips_free(s);
+	hws__libsensors_unload(s);
+	r = chips_load(s);
+	return r < 0 ? r : 1;
+}
+
+size_t hws_sensors_chip_count(const struct hws_sensors *s)
+{
+	return s ? s->n_chips : 0;
+}
+
+const struct hws_chip *hws_sensors_chip(const struct hws_sensors *s, size_t index)
+{
+	return s && index < s->n_chips ? &s->chips[index]->pub : NULL;
+}

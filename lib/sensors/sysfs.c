@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sensors/sysfs.h"
+
+static int finish(char *buf, size_t size, ssize_t n)
+{
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -EFBIG;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+int hws__pread_attr(int fd, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (size < 2)
+		return -EINVAL;
+	/* Ask for one byte more than fits, to tell "full" from "too long". */
+	do
+		n = pread(fd, buf, size, 0);
+	while (n < 0 && errno == EINTR);
+	return finish(buf, size, n);
+}
+
+int hws__read_attr(int dirfd, const char *name, char *buf, size_t size)
+{
+	int fd, r;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = hws__pread_attr(fd, buf, size);
+	close(fd);
+	return r;
+}
+
+int hws__parse_long(const char *s, long *ret)
+{
+	char *end;
+	long v;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s || !(isdigit((unsigned char)*s) || *s == '-' || *s == '+'))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || !isdigit((unsigned char)end[-1]))
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}

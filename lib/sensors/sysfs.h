@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWS_SENSORS_SYSFS_H
+#define HWS_SENSORS_SYSFS_H
+
+#include <stddef.h>
+
+/*
+ * Small sysfs attribute helpers shared by the sensor, motion and detection
+ * code. Attribute files hold one short line; a value that does not parse
+ * is an error for that value alone, never a crash.
+ */
+
+/* Read a whole attribute (relative to dirfd, or absolute) into buf as a
+ * NUL-terminated string without its trailing newline. Returns its length or
+ * a negative errno (-EFBIG if it does not fit in size - 1 bytes). */
+int hws__read_attr(int dirfd, const char *name, char *buf, size_t size);
+
+/* The same for an attribute that is already open: one pread() at offset 0,
+ * which makes sysfs run the driver's show() again. */
+int hws__pread_attr(int fd, char *buf, size_t size);
+
+/* Parse a decimal integer as sysfs prints it: optional leading blanks and
+ * sign, digits, optional trailing blanks or newline, nothing else. Returns 0,
+ * -EINVAL for anything else (empty included) or -ERANGE. */
+int hws__parse_long(const char *s, long *ret);
+
+#endif

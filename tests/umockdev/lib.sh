@@ -1,0 +1,187 @@
+# shellcheck shell=bash
+# Shared helpers for the umockdev shell tests (sourced by test-*.sh).
+#
+# Each check prints "ok - WHAT" or "not ok - WHAT" followed by "#"-lines
+# showing both sides; summary prints the tally and its status is the
+# script's exit status. ctest gives HWSIGHT (the CLI) and TESTBEDS (this
+# directory); run by hand as
+#   HWSIGHT=build/default/tools/hwsight TESTBEDS=tests/umockdev \
+#	bash tests/umockdev/test-pc87427.sh
+
+set -u
+
+PASS=0
+FAIL=0
+
+die() {
+	printf 'not ok - %s\n' "$*"
+	printf 'Bail out! %s\n' "$*" >&2
+	exit 1
+}
+
+# A missing tool is a failure, never a skip: these tests are the only
+# thing that runs hwsight against PC87427 and applesmc sysfs trees.
+for tool in umockdev-run sensors jq; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		die "$tool is not installed (scripts/install-deps installs umockdev, lm-sensors and jq)"
+done
+if [ -z "${HWSIGHT:-}" ] || [ ! -x "$HWSIGHT" ]; then
+	die "HWSIGHT must name the hwsight CLI (got '${HWSIGHT:-}'); run through ctest or set it"
+fi
+if [ -z "${TESTBEDS:-}" ] || [ ! -d "$TESTBEDS" ]; then
+	die "TESTBEDS must name tests/umockdev (got '${TESTBEDS:-}')"
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/hwsight-umockdev.XXXXXX") ||
+	die "cannot create a temporary directory"
+trap 'rm -rf "$TMP"' EXIT
+
+ok() {
+	PASS=$((PASS + 1))
+	printf 'ok - %s\n' "$1"
+}
+
+# not_ok WHAT [DETAIL...]: each detail line is printed after "#   ".
+not_ok() {
+	local what=$1 line
+	FAIL=$((FAIL + 1))
+	printf 'not ok - %s\n' "$what"
+	shift
+	for line in "$@"; do
+		printf '%s\n' "$line" | sed 's/^/#   /'
+	done
+}
+
+summary() {
+	printf '# %d passed, %d failed\n' "$PASS" "$FAIL"
+	[ "$FAIL" -eq 0 ]
+}
+
+# under BED... -- COMMAND...: run COMMAND in a testbed made of the given
+# .umockdev files. Sets OUT, ERR (without trailing newlines) and RC.
+under() {
+	local beds=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		beds+=(-d "$1")
+		shift
+	done
+	[ $# -gt 1 ] || die "under: no command after --"
+	shift
+	umockdev-run "${beds[@]}" -- "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	# shellcheck disable=SC2034 # for the tests
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+
+# hws BED... -- ARGS...: "hwsight ARGS" under the testbeds.
+hws() {
+	local beds=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		beds+=("$1")
+		shift
+	done
+	shift
+	under "${beds[@]}" -- "$HWSIGHT" "$@"
+}
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "expected: $2" "actual:   $3"
+	fi
+}
+
+# expect_same WHAT EXPECTED_TEXT ACTUAL_TEXT: multi-line, shows a diff.
+expect_same() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$(diff -u --label expected --label actual \
+			<(printf '%s\n' "$2") <(printf '%s\n' "$3"))"
+	fi
+}
+
+# expect_line WHAT ERE TEXT: some line of TEXT matches the extended regex.
+expect_line() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		ok "$1"
+	else
+		not_ok "$1" "no line matches: $2" "in:" "$3"
+	fi
+}
+
+# expect_no_line WHAT ERE TEXT: no line of TEXT matches.
+expect_no_line() {
+	local hit
+	hit=$(printf '%s\n' "$3" | grep -E -- "$2")
+	if [ -z "$hit" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "unexpected line(s) matching: $2" "$hit"
+	fi
+}
+
+# sanitized: no sanitizer report in the last "under"'s stderr.
+sanitized() {
+	! printf '%s\n' "$ERR" | grep -Eq 'Sanitizer|runtime error:'
+}
+
+# expect_exit WHAT WANTED: RC of the last "under" is WANTED, the program
+# did not die of a signal, and no sanitizer complained.
+expect_exit() {
+	if [ "$RC" -eq "$2" ] && sanitized; then
+		ok "$1 (exit $RC)"
+	else
+		not_ok "$1" "exit status: $RC (wanted $2)" "stderr:" "$(printf '%s\n' "$ERR" | head -n 20)"
+	fi
+}
+
+# expect_fail WHAT: the last "under" failed cleanly, with one of hwsight's
+# own exit statuses (1 failure, 2 usage) and no sanitizer report. Anything
+# else is a crash: umockdev-run passes a SIGABRT (assert, abort_on_error)
+# on as status 6 and other signals as 128 + N.
+expect_fail() {
+	if { [ "$RC" -eq 1 ] || [ "$RC" -eq 2 ]; } && sanitized; then
+		ok "$1 (exit $RC)"
+	else
+		not_ok "$1" "exit status: $RC (wanted 1 or 2)" "stderr:" "$(printf '%s\n' "$ERR" | head -n 20)"
+	fi
+}
+
+# json TEXT: TEXT as jq -S prints it; fails (and prints nothing) if TEXT is
+# not JSON.
+json() {
+	printf '%s\n' "$1" | jq -S . 2>/dev/null
+}
+
+# feature_line LABEL TEXT: the line of human output for a feature label.
+feature_line() {
+	printf '%s\n' "$2" | awk -v l="$1:" 'index($0, l) == 1 { print; exit }'
+}
+
+# bed_with NAME SRC SED_SCRIPT: a copy of testbed SRC edited by sed, in TMP;
+# prints its path.
+bed_with() {
+	sed -e "$3" "$2" >"$TMP/$1.umockdev" || die "cannot write $TMP/$1.umockdev"
+	printf '%s\n' "$TMP/$1.umockdev"
+}
+
+# drop_features ERE TEXT: TEXT (-u output) without the features whose
+# header line ("pwm1:") matches ERE, nor their subfeature lines.
+drop_features() {
+	printf '%s\n' "$2" | awk -v re="$1" '/^[^ ]/ { skip = ($0 ~ re) } !skip'
+}
+
+# sub_line NAME TEXT: the line of -u output for subfeature NAME.
+sub_line() {
+	printf '%s\n' "$2" | awk -v l="  $1: " 'index($0, l) == 1 { print; exit }'
+}
+
+# human_line WHAT LABEL ERE TEXT: the human-output line of feature LABEL
+# matches ERE.
+human_line() {
+	expect_line "$1" "$3" "$(feature_line "$2" "$4")"
+}
