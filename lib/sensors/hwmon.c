@@ -300,6 +300,15 @@ void hws__chip_free(struct hws__chip *chip)
 	free(chip);
 }
 
+/* The beep switch and the VID are settings whatever their item says; a
+ * PWM duty cycle moves on its own under automatic fan control. */
+static bool is_live(const struct attr_class *c)
+{
+	if (c->kind == HWS_SENSOR_BEEP_ENABLE || c->kind == HWS_SENSOR_VID)
+		return false;
+	return hws__item_is_live(c->item) || (c->kind == HWS_SENSOR_PWM && c->item == HWS_ITEM_INPUT);
+}
+
 static struct hws_feature *feature_get(struct hws__chip *chip, const struct attr_class *c)
 {
 	struct hws_feature *f;
@@ -355,8 +364,7 @@ static int add_attribute(struct hws__chip *chip, int dirfd, const char *name)
 	*sub = (struct hws_subfeature){
 		.name = strdup(name),
 		.item = c.item,
-		.flags = (hws__item_is_live(c.item) || (c.kind == HWS_SENSOR_PWM && c.item == HWS_ITEM_INPUT))
-				 ? HWS_SUB_LIVE : 0,
+		.flags = is_live(&c) ? HWS_SUB_LIVE : 0,
 		.value = NAN,
 		.error = -ENODATA,
 	};
@@ -425,7 +433,9 @@ static int chip_load(const char *hwmon, struct hws__chip **ret)
 		if (de->d_name[0] != '.')
 			r = add_attribute(chip, dirfd(dir), de->d_name);
 	closedir(dir);
-	if (r < 0 || !chip->hwmon || !chip->pub.path || !chip->pub.prefix)
+	if (r == 0 && (!chip->hwmon || !chip->pub.path || !chip->pub.prefix))
+		r = -ENOMEM;
+	if (r < 0)
 		goto fail;
 
 	/* A label file without values is no channel. */

@@ -28,8 +28,12 @@
 #include "sensors/sensors-internal.h"
 
 /* libsensors reports config errors through process-wide hooks, so they can
- * only reach the one context that exists. */
+ * only reach the one context that exists; they are put back as they were
+ * when it goes. */
 static struct hws_sensors *current;
+static void (*saved_parse_error)(const char *err, int lineno);
+static void (*saved_parse_error_wfn)(const char *err, const char *file, int lineno);
+static void (*saved_fatal_error)(const char *proc, const char *err);
 
 static void logf_(const struct hws_sensors *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -71,19 +75,33 @@ static void fatal_error(const char *proc, const char *err)
 	abort();
 }
 
+static void restore_hooks(void)
+{
+	sensors_parse_error = saved_parse_error;
+	sensors_parse_error_wfn = saved_parse_error_wfn;
+	sensors_fatal_error = saved_fatal_error;
+	current = NULL;
+}
+
 int hws__libsensors_load(struct hws_sensors *s)
 {
 	FILE *f = NULL;
 	int r;
 
 	current = s;
+	saved_parse_error = sensors_parse_error;
+	saved_parse_error_wfn = sensors_parse_error_wfn;
+	saved_fatal_error = sensors_fatal_error;
 	sensors_parse_error = parse_error_nofile;
 	sensors_parse_error_wfn = parse_error;
 	sensors_fatal_error = fatal_error;
 	if (s->config) {
 		f = fopen(s->config, "re");
-		if (!f)
-			return -errno;
+		if (!f) {
+			r = -errno;
+			restore_hooks();
+			return r;
+		}
 	}
 	s->config_errors = 0;
 	r = sensors_init(f);
@@ -93,6 +111,7 @@ int hws__libsensors_load(struct hws_sensors *s)
 		if (r)
 			logf_(s, "libsensors: %s", sensors_strerror(r));
 		sensors_cleanup();
+		restore_hooks();
 		return r == SENSORS_ERR_KERNEL ? -ENODEV : -EINVAL;
 	}
 	s->libsensors_loaded = true;
@@ -101,8 +120,10 @@ int hws__libsensors_load(struct hws_sensors *s)
 
 void hws__libsensors_unload(struct hws_sensors *s)
 {
-	if (s->libsensors_loaded)
+	if (s->libsensors_loaded) {
 		sensors_cleanup();
+		restore_hooks();
+	}
 	s->libsensors_loaded = false;
 }
 
@@ -416,15 +437,19 @@ int hws__libsensors_merge(struct hws_sensors *s, struct hws__chip *chip)
 
 int hws_sensors_chip_match(const struct hws_sensors *s, const struct hws_chip *chip, const char *pattern)
 {
-	const struct hws__chip *c = hws__chip_of(chip);
+	const struct hws__chip *c = chip ? hws__chip_of(chip) : NULL;
 	const sensors_chip_name *name;
 	sensors_chip_name match;
 	int nr = 0, r = 0;
 
-	if (!s || !chip || !pattern)
+	if (!s || !pattern)
 		return -EINVAL;
 	if (sensors_parse_chip_name(pattern, &match))
 		return -EINVAL;
+	if (!chip) {
+		sensors_free_chip_name(&match);
+		return 0;
+	}
 	if (c->sensors) {
 		while (!r && (name = sensors_get_detected_chips(&match, &nr)))
 			r = name == c->sensors;

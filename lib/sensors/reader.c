@@ -13,56 +13,69 @@
 #include <unistd.h>
 
 #include "sensors/sensors-internal.h"
-#include "sensors/sysfs.h"
 
 /* Open the attribute on first use; a missing file in a chip directory that
  * still exists is that value's error, a missing directory is the chip's. */
-static int attr_fd(struct hws__chip *chip, const struct hws_subfeature *sub, struct hws__sub_priv *p)
+int hws__attr_fd(struct hws__chip *chip, size_t f, size_t i)
 {
+	struct hws__sub_priv *p = &chip->features[f].subs[i];
 	char path[PATH_MAX];
 
 	if (p->fd >= 0)
 		return p->fd;
-	snprintf(path, sizeof(path), "%s/%s", chip->pub.path, sub->name);
+	snprintf(path, sizeof(path), "%s/%s", chip->pub.path, chip->pub.features[f].subfeatures[i].name);
 	p->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (p->fd < 0)
 		return access(chip->pub.path, F_OK) < 0 ? -ENODEV : -errno;
 	return p->fd;
 }
 
+bool hws__needs_libsensors(const struct hws__chip *chip, size_t f, size_t i)
+{
+	return (chip->pub.features[f].subfeatures[i].flags & HWS_SUB_COMPUTED) &&
+	       chip->features[f].compute == HWS_COMPUTE_OPAQUE;
+}
+
+/* The bytes of one read of the attribute, into its raw buffer, become the
+ * value: parsed strictly, scaled to the kind's unit, compute applied. */
+int hws__finish_value(struct hws__chip *chip, size_t f, size_t i, size_t len, double *ret)
+{
+	struct hws__sub_priv *p = &chip->features[f].subs[i];
+	double x;
+	int r;
+
+	if (len >= HWS_RAW_READ)
+		return -EFBIG;
+	p->raw[len] = '\0';
+	r = hws__parse_value(p->raw, &x);
+	if (r < 0)
+		return r;
+	*ret = hws__compute_apply(chip, f, i, x / p->scale);
+	return 0;
+}
+
 static int read_sysfs(struct hws__chip *chip, size_t f, size_t i, double *ret)
 {
 	struct hws__sub_priv *p = &chip->features[f].subs[i];
-	char buf[64];
-	double x;
-	int fd, r;
+	ssize_t n;
+	int fd;
 
-	fd = attr_fd(chip, &chip->pub.features[f].subfeatures[i], p);
+	fd = hws__attr_fd(chip, f, i);
 	if (fd < 0)
 		return fd;
-	r = hws__pread_attr(fd, buf, sizeof(buf));
-	if (r < 0)
-		return r == -ENOENT ? -ENODEV : r;
-	r = hws__parse_value(buf, &x);
-	if (r < 0)
-		return r;
-	*ret = x / p->scale;
-	return 0;
+	do
+		n = pread(fd, p->raw, HWS_RAW_READ, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	return hws__finish_value(chip, f, i, (size_t)n, ret);
 }
 
 static int fast_read_value(struct hws__chip *chip, size_t f, size_t i, double *ret)
 {
-	const struct hws_subfeature *sub = &chip->pub.features[f].subfeatures[i];
-	double x;
-	int r;
-
-	if ((sub->flags & HWS_SUB_COMPUTED) && chip->features[f].compute == HWS_COMPUTE_OPAQUE)
+	if (hws__needs_libsensors(chip, f, i))
 		return hws__libsensors_read(chip, f, i, ret);
-	r = read_sysfs(chip, f, i, &x);
-	if (r < 0)
-		return r;
-	*ret = hws__compute_apply(chip, f, i, x);
-	return 0;
+	return read_sysfs(chip, f, i, ret);
 }
 
 /*

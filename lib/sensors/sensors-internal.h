@@ -22,7 +22,12 @@ enum hws__compute {
 	HWS_COMPUTE_OPAQUE, /* anything else: ask sensors_get_value() */
 };
 
+/* Bytes asked for per read: a value is at most 20 characters (a C long);
+ * a read that fills the request is a value that does not fit. */
+#define HWS_RAW_READ 31
+
 struct hws__sub_priv {
+	char raw[HWS_RAW_READ + 1]; /* the last read's bytes */
 	int fd;            /* fast reader: the open attribute, or -1 */
 	int sensors_nr;    /* libsensors' subfeature number, -1 if unknown to it */
 	double scale;      /* the file holds value * scale */
@@ -43,8 +48,17 @@ struct hws__chip {
 	bool settings_read;                 /* every value read at least once */
 };
 
+/* batch.c: one io_uring submission per poll for the fast reader. */
+struct hws__batch;
+int hws__batch_new(struct hws__batch **ret);
+void hws__batch_free(struct hws__batch *b);
+/* Like hws__read_chip() for every chip; a chip found gone is marked not
+ * present (its files still open). Returns the values read or -errno. */
+int hws__batch_read(struct hws__batch *b, struct hws__chip **chips, size_t n, bool settings_due);
+
 struct hws_sensors {
 	struct hws_sensors_options opts;
+	struct hws__batch *batch;           /* fast reader with io_uring, or NULL */
 	char *config;                       /* owned copy of opts.config */
 	struct hws__chip **chips;
 	size_t n_chips;
@@ -73,7 +87,11 @@ int hws__libsensors_merge(struct hws_sensors *s, struct hws__chip *chip);
 int hws__libsensors_read(struct hws__chip *chip, size_t f, size_t i, double *ret);
 double hws__compute_apply(const struct hws__chip *chip, size_t f, size_t i, double x);
 
-/* reader.c: the readers behind one ops struct. */
+/* reader.c: the readers behind one ops struct, and what they share with
+ * the batch. */
+int hws__attr_fd(struct hws__chip *chip, size_t f, size_t i);
+bool hws__needs_libsensors(const struct hws__chip *chip, size_t f, size_t i);
+int hws__finish_value(struct hws__chip *chip, size_t f, size_t i, size_t len, double *ret);
 struct hws__reader_ops {
 	const char *name;
 	/* One value, in the kind's units with compute applied; -ENODEV

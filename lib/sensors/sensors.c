@@ -58,7 +58,8 @@ int hws_sensors_new(const struct hws_sensors_options *opts, struct hws_sensors *
 
 	if (!ret_sensors)
 		return -EINVAL;
-	if (opts && opts->reader != HWS_READER_FAST && opts->reader != HWS_READER_LIBSENSORS)
+	if (opts && opts->reader != HWS_READER_FAST && opts->reader != HWS_READER_LIBSENSORS &&
+	    opts->reader != HWS_READER_PREAD)
 		return -EINVAL;
 	if (atomic_flag_test_and_set(&in_use))
 		return -EBUSY;
@@ -79,6 +80,9 @@ int hws_sensors_new(const struct hws_sensors_options *opts, struct hws_sensors *
 	r = chips_load(s);
 	if (r < 0)
 		goto fail;
+	/* Without io_uring the fast reader reads value by value. */
+	if (s->opts.reader == HWS_READER_FAST && hws__batch_new(&s->batch) < 0)
+		s->batch = NULL;
 	*ret_sensors = s;
 	return 0;
 fail:
@@ -91,6 +95,7 @@ struct hws_sensors *hws_sensors_free(struct hws_sensors *s)
 	if (!s)
 		return NULL;
 	chips_free(s);
+	hws__batch_free(s->batch);
 	hws__libsensors_unload(s);
 	free(s->config);
 	free(s);
@@ -109,6 +114,13 @@ int hws_sensors_read(struct hws_sensors *s, unsigned flags)
 	settings = (flags & HWS_READ_SETTINGS) || now >= s->settings_due_ms;
 	if (settings)
 		s->settings_due_ms = now + s->opts.settings_refresh_ms;
+	if (s->batch) {
+		total = hws__batch_read(s->batch, s->chips, s->n_chips, settings);
+		for (size_t i = 0; i < s->n_chips; i++)
+			if (!s->chips[i]->pub.present)
+				reader(s)->close_chip(s->chips[i]);
+		return total;
+	}
 	for (size_t i = 0; i < s->n_chips; i++) {
 		struct hws__chip *chip = s->chips[i];
 		int r;

@@ -83,7 +83,10 @@ expect_eq "temperatures in the driver's order (temp1 ... temp12, not temp1, temp
 	"$(printf '%s\n' "$HUMAN" | grep -E '^T[A-Za-z0-9]{3}:' | cut -d: -f1 | paste -sd ' ')"
 expect_no_line "no channel is shown under its sysfs name" '^(fan|temp)[0-9]+:' "$HUMAN"
 expect_no_line "the SMC's own files are not sensors" 'position|calibrate|light|key_' "$HUMAN"
-expect_same "human output equals sensors(1)'s" "$REF_H" "$HUMAN"
+# sensors(1) pads a reading without limits with trailing blanks; hwsight
+# does not: compare without them.
+expect_same "human output equals sensors(1)'s (trailing blanks aside)" \
+	"$(sed 's/ *$//' <<<"$REF_H")" "$(sed 's/ *$//' <<<"$HUMAN")"
 
 hws "$BED" -- sensors applesmc-isa-0300
 expect_exit "the exact chip name selects it" 0

@@ -51,7 +51,8 @@ static void usage(FILE *f)
 	      "  -d, --device DEV      the camera (default: the first one)\n"
 	      "  -s, --size WxH        frame size, e.g. 640x480\n"
 	      "  -f, --format FOURCC   pixel format, e.g. YUYV, MJPG, RGB3\n"
-	      "      --fps RATE        frame rate: 25, 30, 29.97, 30000/1001 (300 Hz-friendly)\n"
+	      "      --fps RATE        frame rate: 25, 30, 12.5 or 75/2; it must be 300 Hz-friendly\n"
+	      "                        (a whole number of 1/300 s ticks per frame)\n"
 	      "  -n, --count N         frames to keep (default 1 with an image -o,\n"
 	      "                        else until interrupted)\n"
 	      "      --skip N          discard the first N frames (sensor warm-up)\n"
@@ -321,8 +322,10 @@ static void write_stats(const struct options *o, const char *device, const struc
 		return;
 	}
 	tool_fourcc_str(setup->fourcc, fcc);
-	fprintf(f, "{\n  \"device\": \"%s\",\n  \"width\": %u,\n  \"height\": %u,\n  \"fourcc\": \"%s\",\n",
-		device, setup->width, setup->height, fcc);
+	fputs("{\n  \"device\": ", f);
+	tool_json_string(f, device);
+	fprintf(f, ",\n  \"width\": %u,\n  \"height\": %u,\n  \"fourcc\": \"%s\",\n",
+		setup->width, setup->height, fcc);
 	fprintf(f, "  \"driver_interval\": { \"num\": %u, \"den\": %u, \"fps\": %.3f },\n",
 		st->driver_interval.num, st->driver_interval.den, fps_of(st->driver_interval));
 	fprintf(f, "  \"target_interval\": { \"num\": %u, \"den\": %u, \"fps\": %.3f, \"ticks\": %ld },\n",
@@ -379,6 +382,11 @@ int hws_cmd_capture(int argc, char **argv)
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
 	to_stdout = o.output && !strcmp(o.output, "-");
+	if (to_stdout && o.stats && !strcmp(o.stats, "-")) {
+		fprintf(stderr, "hwsight capture: -o - and --stats - would mix the statistics into the video;"
+			" give --stats a file\n");
+		return 2;
+	}
 	if (o.output && !to_stdout && is_stream(o.output)) {
 		/* /dev/null, a FIFO, a terminal: the raw stream goes there. */
 		stream_fd = open(o.output, O_WRONLY | O_CLOEXEC);

@@ -214,7 +214,7 @@ static void report_bus_errors(const struct bus_result *res, size_t n, bool one_b
 		int e = -res[i].error;
 
 		if (res[i].status == BUS_SKIPPED && one_bus)
-			fprintf(stderr, "hwsight: /dev/i2c-%d: the adapter cannot do SMBus byte reads; "
+			fprintf(stderr, "hwsight detect: /dev/i2c-%d: the adapter cannot do SMBus byte reads; "
 				"no chip can be identified on it\n", res[i].bus);
 		if (res[i].status != BUS_FAILED)
 			continue;
@@ -222,17 +222,17 @@ static void report_bus_errors(const struct bus_result *res, size_t n, bool one_b
 			if (!denied++)
 				first_denied = res[i].bus;
 		} else if (e == ENOENT) {
-			fprintf(stderr, "hwsight: /dev/i2c-%d: no such bus (is i2c-dev loaded? "
+			fprintf(stderr, "hwsight detect: /dev/i2c-%d: no such bus (is i2c-dev loaded? "
 				"'ls /sys/class/i2c-dev' lists the buses)\n", res[i].bus);
 		} else {
-			fprintf(stderr, "hwsight: /dev/i2c-%d: %s\n", res[i].bus, strerror(e));
+			fprintf(stderr, "hwsight detect: /dev/i2c-%d: %s\n", res[i].bus, strerror(e));
 		}
 	}
 	if (denied == 1)
-		fprintf(stderr, "hwsight: /dev/i2c-%d: permission denied; detection must run as root\n",
+		fprintf(stderr, "hwsight detect: /dev/i2c-%d: permission denied; detection must run as root\n",
 			first_denied);
 	else if (denied > 1)
-		fprintf(stderr, "hwsight: /dev/i2c-%d and %zu more buses: permission denied; "
+		fprintf(stderr, "hwsight detect: /dev/i2c-%d and %zu more buses: permission denied; "
 			"detection must run as root\n", first_denied, denied - 1);
 }
 
@@ -275,7 +275,7 @@ int hws_cmd_detect(int argc, char **argv)
 	if (o.bus >= 0) {
 		buses = malloc(sizeof(*buses));
 		if (!buses) {
-			fprintf(stderr, "hwsight: out of memory\n");
+			fprintf(stderr, "hwsight detect: out of memory\n");
 			return 1;
 		}
 		buses[0] = o.bus;
@@ -283,7 +283,7 @@ int hws_cmd_detect(int argc, char **argv)
 	} else {
 		nbuses = list_buses(&buses);
 		if (nbuses < 0 && nbuses != -ENOENT) {
-			fprintf(stderr, "hwsight: cannot list the I2C buses in /sys/class/i2c-dev: %s\n",
+			fprintf(stderr, "hwsight detect: cannot list the I2C buses in /sys/class/i2c-dev: %s\n",
 				strerror(-nbuses));
 			return 1;
 		}
@@ -296,7 +296,7 @@ int hws_cmd_detect(int argc, char **argv)
 	}
 	res = calloc(nbuses ? (size_t)nbuses : 1, sizeof(*res));
 	if (!res) {
-		fprintf(stderr, "hwsight: out of memory\n");
+		fprintf(stderr, "hwsight detect: out of memory\n");
 		free(buses);
 		return 1;
 	}
@@ -326,7 +326,7 @@ int hws_cmd_detect(int argc, char **argv)
 	if (o.bus < 0) {
 		r = hws_detect_platform(print_chip, &rep);
 		if (r < 0) {
-			fprintf(stderr, "hwsight: cannot read the platform devices in sysfs: %s\n",
+			fprintf(stderr, "hwsight detect: cannot read the platform devices in sysfs: %s\n",
 				strerror(-r));
 			status = 1;
 		}
@@ -336,10 +336,10 @@ int hws_cmd_detect(int argc, char **argv)
 	fflush(stdout);
 	report_bus_errors(res, (size_t)nbuses, o.bus >= 0);
 	if (no_buses == -ENOENT)
-		fprintf(stderr, "hwsight: no I2C buses: /dev/i2c-* needs the i2c-dev module; "
+		fprintf(stderr, "hwsight detect: no I2C buses: /dev/i2c-* needs the i2c-dev module; "
 			"load it with 'modprobe i2c-dev' and run again\n");
 	else if (no_buses == 0)
-		fprintf(stderr, "hwsight: no I2C buses; load the driver of your SMBus "
+		fprintf(stderr, "hwsight detect: no I2C buses; load the driver of your SMBus "
 			"controller (i2c-i801, i2c-piix4...) and run again\n");
 
 	if (!rep.json) {

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,8 +227,18 @@ static void print_events(const struct motion_args *a, unsigned events, double t)
 	}
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
 static int run(const struct motion_args *a, struct hws_motion *m, const struct hws_motion_info *info)
 {
+	/* No SA_RESTART: the wait returns -EINTR and the loop ends cleanly. */
+	struct sigaction sa = { .sa_handler = on_signal };
 	struct hws_motion_detector *d = NULL;
 	int orientation = HWS_MOTION_UNDEFINED, r;
 	uint64_t t0 = 0;
@@ -237,13 +248,16 @@ static int run(const struct motion_args *a, struct hws_motion *m, const struct h
 		fprintf(stderr, PREFIX "cannot set up the detector: %s\n", strerror(-r));
 		return 1;
 	}
-	for (long n = 0; a->once ? n < 1 : !a->count || n < a->count; n++) {
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (long n = 0; !interrupted && (a->once ? n < 1 : !a->count || n < a->count); n++) {
 		struct hws_motion_sample s;
 		double t;
 
 		r = a->once ? hws_motion_read(m, &s) : hws_motion_wait(m, &s);
 		if (r == -EINTR) {
 			n--;
+			r = 0;
 			continue;
 		}
 		if (r < 0) {

@@ -51,7 +51,8 @@ static void usage(FILE *f)
 	      "  -s, --set            write the config's set statements to the chips (root)\n"
 	      "  -A, --no-adapter     do not show the adapter of each chip\n"
 	      "      --watch SECONDS  read again every SECONDS until interrupted\n"
-	      "      --reader NAME    fast (one pread per value) or libsensors\n"
+	      "      --reader NAME    fast (one io_uring batch a reading), pread (one pread\n"
+	      "                       per value) or libsensors (sensors_get_value per value)\n"
 	      "  -h, --help           this help\n\n"
 	      "CHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
 	      f);
@@ -97,10 +98,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'r':
 			if (!strcmp(optarg, "fast"))
 				o->reader = HWS_READER_FAST;
+			else if (!strcmp(optarg, "pread"))
+				o->reader = HWS_READER_PREAD;
 			else if (!strcmp(optarg, "libsensors"))
 				o->reader = HWS_READER_LIBSENSORS;
 			else {
-				fprintf(stderr, "hwsight sensors: --reader is fast or libsensors, not '%s'\n", optarg);
+				fprintf(stderr, "hwsight sensors: --reader is fast, pread or libsensors, not '%s'\n",
+					optarg);
 				return -1;
 			}
 			o->reader_set = true;
@@ -273,14 +277,14 @@ static void print_human_feature(FILE *f, const struct hws_chip *chip, const stru
 	}
 	/* A faulty channel's reading means nothing: say FAULT instead. */
 	if (is_set(ft, HWS_ITEM_FAULT))
-		fputs("  FAULT    ", f);
+		fputs("   FAULT", f);
 	else if (!in)
-		fputs("           ", f);
+		fputs("        ", f);
 	else if (in->error)
-		fputs("     N/A   ", f);
+		fputs("     N/A", f);
 	else {
 		format_value(buf, sizeof(buf), ft->kind, in->value, false);
-		fprintf(f, "%s  ", buf);
+		fputs(buf, f);
 	}
 	for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
 		const struct hws_subfeature *s = hws_subfeature_find(ft, limits[k].item);
@@ -294,14 +298,14 @@ static void print_human_feature(FILE *f, const struct hws_chip *chip, const stru
 			name = "high";
 		else if (ft->kind == HWS_SENSOR_TEMP && limits[k].item == HWS_ITEM_MIN)
 			name = "low";
-		fprintf(f, "%s%s = %s", open ? ", " : "(", name, buf);
+		fprintf(f, "%s%s = %s", open ? ", " : "  (", name, buf);
 		open = true;
 	}
 	if (open)
 		fputc(')', f);
 	if (ft->kind == HWS_SENSOR_PWM && en && !en->error) {
 		const char *mode = hws_chip_pwm_mode_name(chip, (long)en->value);
-		fprintf(f, "(mode: %s)", mode ? mode : "unknown");
+		fprintf(f, "  (mode: %s)", mode ? mode : "unknown");
 	}
 	if (ft->kind == HWS_SENSOR_TEMP && type && !type->error && temp_sensor_type((long)type->value))
 		fprintf(f, "  sensor = %s", temp_sensor_type((long)type->value));
@@ -370,8 +374,7 @@ static int print_all(const struct hws_sensors *s, const struct options *o)
 static int check_patterns(const struct hws_sensors *s, const struct options *o)
 {
 	for (int i = 0; i < o->n_patterns; i++) {
-		const struct hws_chip *chip = hws_sensors_chip(s, 0);
-		if (chip && hws_sensors_chip_match(s, chip, o->patterns[i]) < 0) {
+		if (hws_sensors_chip_match(s, NULL, o->patterns[i]) < 0) {
 			fprintf(stderr, "hwsight sensors: '%s' is not a chip name (try w83793-* or *-isa-*)\n",
 				o->patterns[i]);
 			return -1;
@@ -424,8 +427,7 @@ int hws_cmd_sensors(int argc, char **argv)
 		if (r == -ENOENT && o.config)
 			fprintf(stderr, "hwsight sensors: %s: no such config file\n", o.config);
 		else if (r == -EINVAL)
-			fprintf(stderr, "hwsight sensors: %s: the config has errors (see above)\n",
-				o.config ? o.config : "/etc/sensors3.conf");
+			fprintf(stderr, "hwsight sensors: the sensors config has errors (see above); nothing was read\n");
 		else
 			fprintf(stderr, "hwsight sensors: cannot read the sensors: %s\n", strerror(-r));
 		return 1;

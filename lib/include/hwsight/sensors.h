@@ -12,12 +12,15 @@
  * working: labels, ignore and compute statements come from libsensors
  * itself, never from a parser of ours.
  *
- * Two readers fill in the values and agree on them:
+ * The readers fill in the values and agree on them:
  *  - HWS_READER_LIBSENSORS calls sensors_get_value() for every value, which
  *    opens, reads and closes its file each time;
- *  - HWS_READER_FAST opens every attribute once and re-reads it with one
+ *  - HWS_READER_PREAD opens every attribute once and re-reads it with one
  *    pread() at offset 0; compute statements are applied as libsensors
- *    would (see hws_sensors_read()).
+ *    would (see hws_sensors_read());
+ *  - HWS_READER_FAST does the same reads as one io_uring submission per
+ *    poll (one system call), and is HWS_READER_PREAD where io_uring is
+ *    not available.
  *
  * libsensors keeps its state in process globals, so only one context may
  * exist at a time (a second hws_sensors_new() fails with -EBUSY). A context
@@ -123,8 +126,9 @@ struct hws_chip {
 };
 
 enum hws_sensors_reader {
-	HWS_READER_FAST,           /* one pread() per value */
+	HWS_READER_FAST,           /* one io_uring submission per poll */
 	HWS_READER_LIBSENSORS,     /* sensors_get_value() per value */
+	HWS_READER_PREAD,          /* one pread() per value */
 };
 
 struct hws_sensors_options {
@@ -202,9 +206,11 @@ HWS_EXPORT const struct hws_chip *hws_sensors_chip(const struct hws_sensors *s, 
 
 /**
  * hws_sensors_chip_match - does @chip match a libsensors chip name pattern
+ * @chip: a chip of @s, or NULL to only check that @pattern parses
  * @pattern: "w83793-*", "*-isa-*", "applesmc-isa-0300" ...
  *
- * Return: 1 if it matches, 0 if not, -EINVAL if the pattern does not parse.
+ * Return: 1 if it matches, 0 if not (or @chip is NULL), -EINVAL if the
+ * pattern does not parse.
  */
 HWS_EXPORT int hws_sensors_chip_match(const struct hws_sensors *s, const struct hws_chip *chip,
 				      const char *pattern);

@@ -81,7 +81,7 @@ if nobody test -x "$hwsight"; then
 	out=$(nobody "$hwsight" detect -b "$bus" 2>&1)
 	lab_eq "detect as nobody exits 1" 1 "$?"
 	lab_eq "detect as nobody says why" \
-		"hwsight: /dev/i2c-$bus: permission denied; detection must run as root" "$out"
+		"hwsight detect: /dev/i2c-$bus: permission denied; detection must run as root" "$out"
 else
 	echo "# $hwsight cannot be run by nobody here: skipping the non-root test"
 fi
