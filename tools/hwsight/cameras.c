@@ -413,6 +413,34 @@ static int show_camera(const struct hws_camera_info *c, const struct options *o,
 	return n < 0;
 }
 
+/*
+ * usbvision grabbers the kernel gave no video node: on kernels since the
+ * driver left mainline (2020) a plugged-in grabber is otherwise invisible.
+ * Told on stderr with -j, so that the JSON stays a list of cameras.
+ */
+static int report_grabbers(bool json)
+{
+	struct hws_usb_grabber *g;
+	FILE *f = json ? stderr : stdout;
+	int n, shown = 0;
+
+	n = hws_camera_usb_grabbers(&g);
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (g[i].devnode[0])
+			continue;
+		if (!shown++)
+			fputs("USB video grabbers without a video node:\n", f);
+		fprintf(f, "  %04x:%04x %s on USB bus %03u device %03u: %s\n",
+			g[i].vendor, g[i].product, g[i].model, g[i].bus, g[i].address,
+			g[i].driver[0] ? "its driver made no capture node" :
+			"no driver (usbvision, which drives it, left mainline Linux in 2020)");
+	}
+	free(g);
+	return shown;
+}
+
 int hws_cmd_cameras(int argc, char **argv)
 {
 	struct hws_camera_info *list = NULL, one;
@@ -440,6 +468,7 @@ int hws_cmd_cameras(int argc, char **argv)
 		}
 		if (n == 0) {
 			free(list);
+			report_grabbers(true);
 			fprintf(stderr, "hwsight cameras: no V4L2 capture devices found\n");
 			return 1;
 		}
@@ -453,6 +482,8 @@ int hws_cmd_cameras(int argc, char **argv)
 		fputs("\n]\n", stdout);
 	else
 		print_legend(&lg);
+	if (!o.dev)
+		report_grabbers(o.json);
 	if (list != &one)
 		free(list);
 	return status;

@@ -92,6 +92,30 @@ HWS_EXPORT int hws_camera_list(struct hws_camera_info **ret_list);
  */
 HWS_EXPORT int hws_camera_info_get(const char *devnode, struct hws_camera_info *ret_info);
 
+/* A USB grabber of the usbvision family, whatever the kernel made of it. */
+struct hws_usb_grabber {
+	uint16_t vendor;
+	uint16_t product;
+	uint8_t bus;             /* USB bus and device number, as lsusb shows */
+	uint8_t address;
+	char model[128];         /* from the usbvision id table */
+	char driver[32];         /* the driver bound to it, "" if none */
+	char devnode[64];        /* its video node, "" if none */
+};
+
+/**
+ * hws_camera_usb_grabbers - every plugged-in USB device the usbvision
+ * driver was written for, found by USB id through libusb
+ *
+ * usbvision left mainline Linux in 2020, so on newer kernels such a
+ * grabber has no driver and no video node, and would not show in
+ * hws_camera_list(): this says it is there and why it cannot be used.
+ *
+ * Return: the number found (0 is fine) or a negative errno. Free the list
+ * with free().
+ */
+HWS_EXPORT int hws_camera_usb_grabbers(struct hws_usb_grabber **ret_list);
+
 struct hws_camera_mode {
 	uint32_t fourcc;
 	char description[32];    /* the driver's format name */
