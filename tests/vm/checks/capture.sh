@@ -146,8 +146,14 @@ lab_eq "disconnect: exit 1" 1 "$?"
 lab_eq "disconnect: message" yes "$(grep -q 'device disconnected; stopped after' "$tmp/dc.log" && echo yes || echo no)"
 lab_eq "disconnect: stats written" disconnected "$(stat_of "$tmp/dc.json" .result)"
 written=$(stat_of "$tmp/dc.json" .written)
-lab_eq "disconnect: the frames written so far are kept and whole" "$written $written" \
-	"$(ls "$tmp"/dc-*.ppm | wc -l) $(for f in "$tmp"/dc-*.ppm; do size "$f"; done | grep -c 320x180)"
+last=$(ls "$tmp"/dc-*.ppm | tail -n 1)
+# ffprobe is slow under emulation: the first and the last frame decode,
+# and every file has the size of a whole 320x180 PPM.
+lab_eq "disconnect: the frames written so far are kept" "$written" "$(ls "$tmp"/dc-*.ppm | wc -l)"
+lab_eq "disconnect: the first and last frames decode" "320x180 320x180" \
+	"$(size "$tmp/dc-00000.ppm") $(size "$last")"
+lab_eq "disconnect: every frame is whole" "$written" \
+	"$(stat -c %s "$tmp"/dc-*.ppm | grep -cx "$(stat -c %s "$tmp/dc-00000.ppm")")"
 
 rmmod vivid && modprobe vivid $HWS_LAB_VIVID_PARAMS
 lab_eq "vivid reloaded for the checks after this one" yes "$(yes_no test -c $cam)"
