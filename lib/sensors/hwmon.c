@@ -75,6 +75,7 @@ static const char *const kind_names[HWS_SENSOR_KIND_MAX] = {
 	[HWS_SENSOR_CURR] = "curr", [HWS_SENSOR_HUMIDITY] = "humidity",
 	[HWS_SENSOR_VID] = "vid", [HWS_SENSOR_INTRUSION] = "intrusion",
 	[HWS_SENSOR_BEEP_ENABLE] = "beep_enable", [HWS_SENSOR_PWM] = "pwm",
+	[HWS_SENSOR_LIGHT] = "light",
 };
 
 static const char *const kind_units[HWS_SENSOR_KIND_MAX] = {
@@ -82,6 +83,7 @@ static const char *const kind_units[HWS_SENSOR_KIND_MAX] = {
 	[HWS_SENSOR_POWER] = "W", [HWS_SENSOR_ENERGY] = "J", [HWS_SENSOR_CURR] = "A",
 	[HWS_SENSOR_HUMIDITY] = "%RH", [HWS_SENSOR_VID] = "V",
 	[HWS_SENSOR_INTRUSION] = "", [HWS_SENSOR_BEEP_ENABLE] = "", [HWS_SENSOR_PWM] = "",
+	[HWS_SENSOR_LIGHT] = "",
 };
 
 const char *hws_sensor_kind_name(enum hws_sensor_kind kind)
@@ -151,6 +153,32 @@ int hws__parse_value(const char *text, double *ret)
 	if (errno == ERANGE || fabs(v) > 9223372036854775807.0)
 		return -ERANGE;
 	*ret = v;
+	return 0;
+}
+
+/* applesmc's light sensors print "(left,right)"; @index picks one. */
+int hws__parse_tuple(const char *text, int index, double *ret)
+{
+	long v[2];
+	char *end;
+
+	if (*text != '(')
+		return -EINVAL;
+	text++;
+	for (int k = 0; k < 2; k++) {
+		errno = 0;
+		v[k] = strtol(text, &end, 10);
+		if (end == text || (*end != (k ? ')' : ',')))
+			return -EINVAL;
+		if (errno == ERANGE)
+			return -ERANGE;
+		text = end + 1;
+	}
+	while (*text == '\n' || *text == ' ')
+		text++;
+	if (*text || index < 0 || index > 1)
+		return -EINVAL;
+	*ret = (double)v[index];
 	return 0;
 }
 
@@ -239,7 +267,7 @@ static int kind_rank(enum hws_sensor_kind kind)
 		[HWS_SENSOR_IN] = 0, [HWS_SENSOR_FAN] = 1, [HWS_SENSOR_TEMP] = 2,
 		[HWS_SENSOR_POWER] = 3, [HWS_SENSOR_ENERGY] = 4, [HWS_SENSOR_CURR] = 5,
 		[HWS_SENSOR_HUMIDITY] = 6, [HWS_SENSOR_VID] = 7, [HWS_SENSOR_INTRUSION] = 8,
-		[HWS_SENSOR_BEEP_ENABLE] = 9, [HWS_SENSOR_PWM] = 10,
+		[HWS_SENSOR_BEEP_ENABLE] = 9, [HWS_SENSOR_PWM] = 10, [HWS_SENSOR_LIGHT] = 11,
 	};
 	return rank[kind];
 }
@@ -330,6 +358,39 @@ static struct hws_feature *feature_get(struct hws__chip *chip, const struct attr
 	return f;
 }
 
+/* applesmc's ambient light: one "light" file holding both sensors, shown
+ * as light_left and light_right (hwsight's names: the ABI has none). */
+static int add_light(struct hws__chip *chip, int dirfd)
+{
+	static const char *const names[] = { "light_left", "light_right" };
+	struct attr_class c = { .kind = HWS_SENSOR_LIGHT, .feature = "light", .item = HWS_ITEM_INPUT };
+	struct hws_feature *f;
+	struct hws_subfeature *sub;
+
+	if (faccessat(dirfd, "light", R_OK, 0) < 0)
+		return 0;
+	f = feature_get(chip, &c);
+	if (!f)
+		return -ENOMEM;
+	sub = realloc(f->subfeatures, (f->n_subfeatures + 2) * sizeof(*sub));
+	if (!sub)
+		return -ENOMEM;
+	f->subfeatures = sub;
+	for (int k = 0; k < 2; k++) {
+		sub[f->n_subfeatures] = (struct hws_subfeature){
+			.name = strdup(names[k]),
+			.item = HWS_ITEM_INPUT,
+			.flags = HWS_SUB_LIVE,
+			.value = 1, /* the scale, see add_attribute() */
+			.error = -ENODATA,
+		};
+		if (!sub[f->n_subfeatures].name)
+			return -ENOMEM;
+		f->n_subfeatures++;
+	}
+	return 0;
+}
+
 static int add_attribute(struct hws__chip *chip, int dirfd, const char *name)
 {
 	struct attr_class c;
@@ -338,6 +399,8 @@ static int add_attribute(struct hws__chip *chip, int dirfd, const char *name)
 	struct stat st;
 	char buf[128];
 
+	if (!strcmp(name, "light"))
+		return add_light(chip, dirfd);
 	if (classify(name, &c) < 0)
 		return 0; /* not a channel attribute: name, uevent, update_interval ... */
 	if (fstatat(dirfd, name, &st, 0) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IRUSR))
@@ -465,8 +528,12 @@ static int chip_load(const char *hwmon, struct hws__chip **ret)
 			goto nomem;
 		for (size_t j = 0; j < f->n_subfeatures; j++) {
 			chip->features[i].subs[j] = (struct hws__sub_priv){
-				.fd = -1, .sensors_nr = -1, .scale = f->subfeatures[j].value,
+				.fd = -1, .sensors_nr = -1, .scale = f->subfeatures[j].value, .tuple = -1,
 			};
+			if (f->kind == HWS_SENSOR_LIGHT) {
+				chip->features[i].subs[j].file = "light";
+				chip->features[i].subs[j].tuple = !strcmp(f->subfeatures[j].name, "light_right");
+			}
 			f->subfeatures[j].value = NAN;
 		}
 		def = hws__chip_default_label(chip->pub.prefix, f->name);

@@ -333,6 +333,13 @@ static int merge_subfeatures(struct hws__chip *chip, size_t fi, const sensors_fe
 	return 0;
 }
 
+/* Kinds libsensors 3.6 lists: one of those missing from its list was
+ * ignored by the config. */
+static bool libsensors_knows(enum hws_sensor_kind kind)
+{
+	return kind != HWS_SENSOR_PWM && kind != HWS_SENSOR_LIGHT;
+}
+
 static void drop_feature(struct hws__chip *chip, size_t fi)
 {
 	hws__feature_clear(&chip->pub.features[fi], &chip->features[fi]);
@@ -376,7 +383,7 @@ int hws__libsensors_merge(struct hws_sensors *s, struct hws__chip *chip)
 
 	/* libsensors' features first, in its order; what it does not list is
 	 * either ignored by the config (dropped) or a kind it does not know
-	 * (pwm: kept, as an extra). */
+	 * (pwm, light: kept, as extras). */
 	while (r == 0 && (sf = sensors_get_features(chip->sensors, &nr))) {
 		size_t fi;
 		char *label;
@@ -398,7 +405,7 @@ int hws__libsensors_merge(struct hws_sensors *s, struct hws__chip *chip)
 			free(label);
 	}
 	for (size_t fi = placed; r == 0 && fi < chip->pub.n_features;) {
-		if (chip->pub.features[fi].kind != HWS_SENSOR_PWM) {
+		if (libsensors_knows(chip->pub.features[fi].kind)) {
 			drop_feature(chip, fi);
 			continue;
 		}

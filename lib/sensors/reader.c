@@ -23,7 +23,7 @@ int hws__attr_fd(struct hws__chip *chip, size_t f, size_t i)
 
 	if (p->fd >= 0)
 		return p->fd;
-	snprintf(path, sizeof(path), "%s/%s", chip->pub.path, chip->pub.features[f].subfeatures[i].name);
+	snprintf(path, sizeof(path), "%s/%s", chip->pub.path, p->file ? p->file : chip->pub.features[f].subfeatures[i].name);
 	p->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (p->fd < 0)
 		return access(chip->pub.path, F_OK) < 0 ? -ENODEV : -errno;
@@ -47,7 +47,7 @@ int hws__finish_value(struct hws__chip *chip, size_t f, size_t i, size_t len, do
 	if (len >= HWS_RAW_READ)
 		return -EFBIG;
 	p->raw[len] = '\0';
-	r = hws__parse_value(p->raw, &x);
+	r = p->tuple >= 0 ? hws__parse_tuple(p->raw, p->tuple, &x) : hws__parse_value(p->raw, &x);
 	if (r < 0)
 		return r;
 	*ret = hws__compute_apply(chip, f, i, x / p->scale);

@@ -29,6 +29,8 @@ enum hws__compute {
 struct hws__sub_priv {
 	char raw[HWS_RAW_READ + 1]; /* the last read's bytes */
 	int fd;            /* fast reader: the open attribute, or -1 */
+	const char *file;  /* the attribute, when not the subfeature's name */
+	int tuple;         /* the element of a "(a,b)" attribute, or -1 */
 	int sensors_nr;    /* libsensors' subfeature number, -1 if unknown to it */
 	double scale;      /* the file holds value * scale */
 };
@@ -76,6 +78,7 @@ void hws__chip_free(struct hws__chip *chip);
 void hws__feature_clear(struct hws_feature *f, struct hws__feature_priv *p);
 bool hws__item_is_live(enum hws_sensor_item item);
 int hws__parse_value(const char *text, double *ret);
+int hws__parse_tuple(const char *text, int index, double *ret);
 
 /* chips.c: what hwsight knows about particular chips. */
 const char *hws__chip_default_label(const char *prefix, const char *feature);

@@ -12,7 +12,8 @@
 # always a multiple of 250 m°C.
 #
 # lm-sensors' sensors(1), run on the same testbed, is the reference. The only
-# differences allowed are the ones hwsight documents: fanN_safe, fanN_output
+# differences allowed are the ones hwsight documents: the ambient light
+# sensors ("light", which libsensors does not read), fanN_safe, fanN_output
 # and fanN_manual, which libsensors 3.6 does not know, are shown in -u but
 # never in -j.
 
@@ -46,8 +47,10 @@ for reader in default fast; do
 
 	hws "$BED" -- sensors -u "${opts[@]}"
 	expect_exit "$reader reader: sensors -u succeeds" 0
-	expect_same "$reader reader: -u equals sensors -u, the extra fan files aside" \
-		"$REF_U" "$(printf '%s\n' "$OUT" | grep -Ev -- "$EXTRA")"
+	expect_same "$reader reader: -u equals sensors -u, the extra fan files and light aside" \
+		"$REF_U" "$(drop_features '^light:' "$OUT" | grep -Ev -- "$EXTRA")"
+	expect_same "$reader reader: -u shows both light sensors" "$(printf 'light:\n  light_left: 12.000\n  light_right: 14.000')" \
+		"$(printf '%s\n' "$OUT" | grep -A2 '^light:')"
 	expect_same "$reader reader: -u shows fan1_safe, fan1_output, fan1_manual under fan1" \
 		"$(printf '%s\n' 'Left side  :' '  fan1_input: 2003.000' '  fan1_min: 2000.000' \
 			'  fan1_max: 6200.000' '  fan1_manual: 0.000' '  fan1_output: 2000.000' \
@@ -82,11 +85,12 @@ expect_eq "temperatures in the driver's order (temp1 ... temp12, not temp1, temp
 	"TB0T TB1T TB2T TC0D TC0P TG0D TG0P TH0P TM0P TN0P Th0H Ts0P" \
 	"$(printf '%s\n' "$HUMAN" | grep -E '^T[A-Za-z0-9]{3}:' | cut -d: -f1 | paste -sd ' ')"
 expect_no_line "no channel is shown under its sysfs name" '^(fan|temp)[0-9]+:' "$HUMAN"
-expect_no_line "the SMC's own files are not sensors" 'position|calibrate|light|key_' "$HUMAN"
+expect_no_line "the SMC's own files are not sensors" 'position|calibrate|key_' "$HUMAN"
+expect_line "the ambient light sensors are shown" '^light: +left 12, right 14$' "$HUMAN"
 # sensors(1) pads a reading without limits with trailing blanks; hwsight
 # does not: compare without them.
-expect_same "human output equals sensors(1)'s (trailing blanks aside)" \
-	"$(sed 's/ *$//' <<<"$REF_H")" "$(sed 's/ *$//' <<<"$HUMAN")"
+expect_same "human output equals sensors(1)'s (trailing blanks and light aside)" \
+	"$(sed 's/ *$//' <<<"$REF_H")" "$(grep -v '^light:' <<<"$HUMAN" | sed 's/ *$//')"
 
 hws "$BED" -- sensors applesmc-isa-0300
 expect_exit "the exact chip name selects it" 0

@@ -54,6 +54,28 @@ TEST(value_garbage)
 	expect_error("1e999\n", -EINVAL);
 }
 
+TEST(light_tuple)
+{
+	double v = 42;
+
+	ASSERT_EQ(hws__parse_tuple("(12,14)\n", 0, &v), 0);
+	ASSERT_TRUE(v == 12);
+	ASSERT_EQ(hws__parse_tuple("(12,14)", 1, &v), 0);
+	ASSERT_TRUE(v == 14);
+	ASSERT_EQ(hws__parse_tuple("(-3,0)\n", 0, &v), 0);
+	ASSERT_TRUE(v == -3);
+	v = 42;
+	ASSERT_EQ(hws__parse_tuple("", 0, &v), -EINVAL);
+	ASSERT_EQ(hws__parse_tuple("12,14", 0, &v), -EINVAL);
+	ASSERT_EQ(hws__parse_tuple("(12)", 0, &v), -EINVAL);
+	ASSERT_EQ(hws__parse_tuple("(12,14", 1, &v), -EINVAL);
+	ASSERT_EQ(hws__parse_tuple("(12,14)x", 0, &v), -EINVAL);
+	ASSERT_EQ(hws__parse_tuple("(a,14)", 0, &v), -EINVAL);
+	ASSERT_EQ(hws__parse_tuple("(99999999999999999999999,1)", 0, &v), -ERANGE);
+	ASSERT_EQ(hws__parse_tuple("(1,2)", 2, &v), -EINVAL);
+	ASSERT_TRUE(v == 42);
+}
+
 TEST(long_numbers)
 {
 	long v = 0;

@@ -275,6 +275,19 @@ static void print_human_feature(FILE *f, const struct hws_chip *chip, const stru
 		fputs(in && !in->error && in->value != 0 ? "enabled\n" : "disabled\n", f);
 		return;
 	}
+	if (ft->kind == HWS_SENSOR_LIGHT) {
+		for (size_t k = 0; k < ft->n_subfeatures; k++) {
+			const struct hws_subfeature *s = &ft->subfeatures[k];
+			const char *side = strrchr(s->name, '_') ? strrchr(s->name, '_') + 1 : s->name;
+
+			if (s->error)
+				fprintf(f, "%s%s N/A", k ? ", " : "", side);
+			else
+				fprintf(f, "%s%s %.0f", k ? ", " : "", side, s->value);
+		}
+		fputc('\n', f);
+		return;
+	}
 	/* A faulty channel's reading means nothing: say FAULT instead. */
 	if (is_set(ft, HWS_ITEM_FAULT))
 		fputs("   FAULT", f);

@@ -49,6 +49,7 @@ enum hws_sensor_kind {
 	HWS_SENSOR_INTRUSION,   /* chassis intrusion */
 	HWS_SENSOR_BEEP_ENABLE, /* the chip's global beep switch */
 	HWS_SENSOR_PWM,         /* fan control output, 0..255 */
+	HWS_SENSOR_LIGHT,       /* ambient light (applesmc's "light"), raw */
 	HWS_SENSOR_KIND_MAX
 };
 
