@@ -129,31 +129,31 @@ static uint64_t ts_of(const struct v4l2_buffer *buf)
 	return (uint64_t)buf->timestamp.tv_sec * 1000000000u + (uint64_t)buf->timestamp.tv_usec * 1000u;
 }
 
+/* Wait first, then dequeue: a paced capture comes back before the next
+ * frame is ready, so trying DQBUF first would cost a failed call a frame. */
 static int dequeue(struct hws_camera *cam, int timeout_ms, struct v4l2_buffer *buf)
 {
 	struct pollfd pfd = { .fd = cam->fd, .events = POLLIN };
 	int r;
 
 	for (;;) {
-		memset(buf, 0, sizeof(*buf));
-		buf->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-		buf->memory = V4L2_MEMORY_MMAP;
-		r = hws__camera_ioctl(cam, VIDIOC_DQBUF, buf);
-		if (r != -EAGAIN)
-			return r;
 		r = poll(&pfd, 1, timeout_ms);
 		if (r < 0)
 			return -errno;
 		if (r == 0)
 			return -ETIMEDOUT;
-		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) {
-			/* vivid and unplugged USB devices report an error
-			 * condition; the DQBUF that follows says which. */
-			r = hws__camera_ioctl(cam, VIDIOC_DQBUF, buf);
-			if (r == -EAGAIN || r == -EINVAL || r == -EPIPE)
-				return -ENODEV;
+		memset(buf, 0, sizeof(*buf));
+		buf->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		buf->memory = V4L2_MEMORY_MMAP;
+		r = hws__camera_ioctl(cam, VIDIOC_DQBUF, buf);
+		if (r == 0)
+			return 0;
+		/* vivid and unplugged USB devices report an error condition;
+		 * the DQBUF that follows it says which. */
+		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
+			return r == -EAGAIN || r == -EINVAL || r == -EPIPE ? -ENODEV : r;
+		if (r != -EAGAIN)
 			return r;
-		}
 	}
 }
 
