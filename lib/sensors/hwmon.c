@@ -381,7 +381,7 @@ static int add_light(struct hws__chip *chip, int dirfd)
 			.name = strdup(names[k]),
 			.item = HWS_ITEM_INPUT,
 			.flags = HWS_SUB_LIVE,
-			.value = 1, /* the scale, see add_attribute() */
+			.value = NAN,
 			.error = -ENODATA,
 		};
 		if (!sub[f->n_subfeatures].name)
@@ -434,9 +434,6 @@ static int add_attribute(struct hws__chip *chip, int dirfd, const char *name)
 	if (!sub->name)
 		return -ENOMEM;
 	f->n_subfeatures++;
-	/* The scale is kept in the private array built after sorting:
-	 * stash it in the value until then. */
-	sub->value = c.scale;
 	return 0;
 }
 
@@ -527,14 +524,16 @@ static int chip_load(const char *hwmon, struct hws__chip **ret)
 		if (!chip->features[i].subs)
 			goto nomem;
 		for (size_t j = 0; j < f->n_subfeatures; j++) {
+			struct attr_class c;
+
 			chip->features[i].subs[j] = (struct hws__sub_priv){
-				.fd = -1, .sensors_nr = -1, .scale = f->subfeatures[j].value, .tuple = -1,
+				.fd = -1, .sensors_nr = -1, .scale = 1, .tuple = -1,
 			};
 			if (f->kind == HWS_SENSOR_LIGHT) {
 				chip->features[i].subs[j].file = "light";
 				chip->features[i].subs[j].tuple = !strcmp(f->subfeatures[j].name, "light_right");
-			}
-			f->subfeatures[j].value = NAN;
+			} else if (classify(f->subfeatures[j].name, &c) == 0)
+				chip->features[i].subs[j].scale = c.scale;
 		}
 		def = hws__chip_default_label(chip->pub.prefix, f->name);
 		if (!f->label)
