@@ -111,7 +111,7 @@ static int flush(struct hws__batch *b)
 	return 0;
 }
 
-int hws__batch_read(struct hws__batch *b, struct hws__chip **chips, size_t n_chips, bool settings_due)
+int hws__batch_read(struct hws__batch *b, struct hws__chip **chips, size_t n_chips)
 {
 	int r;
 
@@ -119,7 +119,7 @@ int hws__batch_read(struct hws__batch *b, struct hws__chip **chips, size_t n_chi
 	b->n = 0;
 	for (size_t c = 0; c < n_chips; c++) {
 		struct hws__chip *chip = chips[c];
-		bool settings = settings_due || !chip->settings_read;
+		bool settings = chip->read_settings;
 
 		if (!chip->pub.present)
 			continue;

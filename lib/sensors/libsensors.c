@@ -449,7 +449,7 @@ int hws_sensors_chip_match(const struct hws_sensors *s, const struct hws_chip *c
 	sensors_chip_name match;
 	int nr = 0, r = 0;
 
-	if (!s || !pattern)
+	if (!pattern || (chip && !s))
 		return -EINVAL;
 	if (sensors_parse_chip_name(pattern, &match))
 		return -EINVAL;

@@ -48,15 +48,18 @@ struct hws__chip {
 	char *hwmon;                        /* "hwmon3", to notice it is gone */
 	const sensors_chip_name *sensors;   /* libsensors' chip, or NULL */
 	bool settings_read;                 /* every value read at least once */
+	bool read_settings;                 /* this read includes the settings */
+	uint64_t settings_due_ms;           /* CLOCK_MONOTONIC */
 };
 
 /* batch.c: one io_uring submission per poll for the fast reader. */
 struct hws__batch;
 int hws__batch_new(struct hws__batch **ret);
 void hws__batch_free(struct hws__batch *b);
-/* Like hws__read_chip() for every chip; a chip found gone is marked not
- * present (its files still open). Returns the values read or -errno. */
-int hws__batch_read(struct hws__batch *b, struct hws__chip **chips, size_t n, bool settings_due);
+/* Like hws__read_chip() for every chip, settings where read_settings says;
+ * a chip found gone is marked not present (its files still open).
+ * Returns the values read or -errno. */
+int hws__batch_read(struct hws__batch *b, struct hws__chip **chips, size_t n);
 
 struct hws_sensors {
 	struct hws_sensors_options opts;
@@ -64,7 +67,6 @@ struct hws_sensors {
 	char *config;                       /* owned copy of opts.config */
 	struct hws__chip **chips;
 	size_t n_chips;
-	uint64_t settings_due_ms;           /* CLOCK_MONOTONIC */
 	bool libsensors_loaded;
 	unsigned config_errors;             /* counted by the parse hooks */
 };

@@ -103,31 +103,37 @@ struct hws_sensors *hws_sensors_free(struct hws_sensors *s)
 	return NULL;
 }
 
-int hws_sensors_read(struct hws_sensors *s, unsigned flags)
+/* Whether this read of @chip includes its settings, and when next. */
+static void plan_settings(const struct hws_sensors *s, struct hws__chip *chip, unsigned flags,
+			  uint64_t now)
+{
+	chip->read_settings = (flags & HWS_READ_SETTINGS) || !chip->settings_read ||
+			      now >= chip->settings_due_ms;
+	if (chip->read_settings)
+		chip->settings_due_ms = now + s->opts.settings_refresh_ms;
+}
+
+static int read_chips(struct hws_sensors *s, struct hws__chip **chips, size_t n, unsigned flags)
 {
 	uint64_t now = now_ms();
-	bool settings;
 	int total = 0;
 
-	if (!s)
-		return -EINVAL;
-	settings = (flags & HWS_READ_SETTINGS) || now >= s->settings_due_ms;
-	if (settings)
-		s->settings_due_ms = now + s->opts.settings_refresh_ms;
+	for (size_t i = 0; i < n; i++)
+		plan_settings(s, chips[i], flags, now);
 	if (s->batch) {
-		total = hws__batch_read(s->batch, s->chips, s->n_chips, settings);
-		for (size_t i = 0; i < s->n_chips; i++)
-			if (!s->chips[i]->pub.present)
-				reader(s)->close_chip(s->chips[i]);
+		total = hws__batch_read(s->batch, chips, n);
+		for (size_t i = 0; i < n; i++)
+			if (!chips[i]->pub.present)
+				reader(s)->close_chip(chips[i]);
 		return total;
 	}
-	for (size_t i = 0; i < s->n_chips; i++) {
-		struct hws__chip *chip = s->chips[i];
+	for (size_t i = 0; i < n; i++) {
+		struct hws__chip *chip = chips[i];
 		int r;
 
 		if (!chip->pub.present)
 			continue;
-		r = hws__read_chip(reader(s), chip, settings || !chip->settings_read);
+		r = hws__read_chip(reader(s), chip, chip->read_settings);
 		if (r == -ENODEV) {
 			/* Unbound or unplugged: let go of its files so the
 			 * driver can finish; rescan finds it if it returns. */
@@ -139,6 +145,25 @@ int hws_sensors_read(struct hws_sensors *s, unsigned flags)
 		total += r;
 	}
 	return total;
+}
+
+int hws_sensors_read(struct hws_sensors *s, unsigned flags)
+{
+	if (!s)
+		return -EINVAL;
+	return read_chips(s, s->chips, s->n_chips, flags);
+}
+
+int hws_sensors_read_chip(struct hws_sensors *s, size_t index, unsigned flags)
+{
+	int r;
+
+	if (!s || index >= s->n_chips)
+		return -EINVAL;
+	if (!s->chips[index]->pub.present)
+		return -ENODEV;
+	r = read_chips(s, &s->chips[index], 1, flags);
+	return s->chips[index]->pub.present ? r : -ENODEV;
 }
 
 int hws_sensors_rescan(struct hws_sensors *s)

@@ -189,6 +189,22 @@ HWS_EXPORT struct hws_sensors *hws_sensors_free(struct hws_sensors *s);
 HWS_EXPORT int hws_sensors_read(struct hws_sensors *s, unsigned flags);
 
 /**
+ * hws_sensors_read_chip - read every value of one chip
+ * @s: context
+ * @index: the chip, as hws_sensors_chip() numbers them
+ * @flags: HWS_READ_*
+ *
+ * What hws_sensors_read() does, for one chip: a daemon polling chips at
+ * their own intervals reads each when it is due. Settings are re-read per
+ * chip, settings_refresh_ms after that chip's last.
+ *
+ * Return: the number of values read successfully, -ENODEV if the chip is
+ * not present (or vanished during this read), -EINVAL for a bad index, or
+ * another negative errno.
+ */
+HWS_EXPORT int hws_sensors_read_chip(struct hws_sensors *s, size_t index, unsigned flags);
+
+/**
  * hws_sensors_rescan - pick up chips that appeared or came back
  *
  * Cheap when nothing changed (one directory listing). When the set of

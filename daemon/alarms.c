@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Alarms: the chip's own alarm and fault bits, and the thresholds of the
+ * config with hysteresis. An alarm is logged when it begins and when it
+ * ends, never on every poll; the table of active alarms is what
+ * remembers. Runs on the poll queue only.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwsightd.h"
+
+enum state {
+	COND_CLEAR,  /* not (or no longer) alarming: an active alarm ends */
+	COND_HOLD,   /* keep what it was: unreadable, or in the hysteresis band */
+	COND_ACTIVE, /* alarming: an alarm begins if it was not active */
+};
+
+struct condition {
+	const char *name;       /* "min", "max", "crit", "alarm", "fault" ... */
+	bool from_config;
+	enum state state;
+	double value, limit;    /* NaN when unknown */
+	int priority;
+};
+
+struct alarm {
+	char *chip;
+	char *sensor;
+	const char *condition;  /* static strings */
+	bool from_config;
+	bool seen;
+	struct alarm *next;
+};
+
+struct hwsd_alarms {
+	struct alarm *list;
+};
+
+typedef void (*condition_fn)(void *userdata, const struct hws_feature *f, const struct condition *c);
+
+static const struct {
+	enum hws_sensor_item bit, limit;
+	const char *name;
+	int priority;
+} chip_bits[] = {
+	{ HWS_ITEM_ALARM, HWS_ITEM_MAX_ITEM, "alarm", LOG_WARNING },
+	{ HWS_ITEM_MIN_ALARM, HWS_ITEM_MIN, "min", LOG_WARNING },
+	{ HWS_ITEM_MAX_ALARM, HWS_ITEM_MAX, "max", LOG_WARNING },
+	{ HWS_ITEM_LCRIT_ALARM, HWS_ITEM_LCRIT, "lcrit", LOG_CRIT },
+	{ HWS_ITEM_CRIT_ALARM, HWS_ITEM_CRIT, "crit", LOG_CRIT },
+	{ HWS_ITEM_EMERGENCY_ALARM, HWS_ITEM_EMERGENCY, "emergency", LOG_CRIT },
+	{ HWS_ITEM_FAULT, HWS_ITEM_MAX_ITEM, "fault", LOG_ERR },
+};
+
+static double sub_value(const struct hws_feature *f, enum hws_sensor_item item)
+{
+	const struct hws_subfeature *s = hws_subfeature_find(f, item);
+
+	return s && !s->error ? s->value : NAN;
+}
+
+static bool below(const char *condition)
+{
+	return !strcmp(condition, "min") || !strcmp(condition, "lcrit");
+}
+
+static void for_each_condition(const struct hws_feature *f, const struct hwsd_chip_conf *conf,
+			       condition_fn fn, void *userdata)
+{
+	double input = sub_value(f, HWS_ITEM_INPUT);
+
+	for (size_t i = 0; (!conf || conf->chip_alarms) && i < sizeof(chip_bits) / sizeof(chip_bits[0]); i++) {
+		const struct hws_subfeature *bit = hws_subfeature_find(f, chip_bits[i].bit);
+		struct condition c = {
+			.name = chip_bits[i].name, .priority = chip_bits[i].priority,
+			.value = input, .limit = NAN,
+		};
+
+		if (!bit)
+			continue;
+		c.state = bit->error ? COND_HOLD : bit->value != 0 ? COND_ACTIVE : COND_CLEAR;
+		if (chip_bits[i].limit != HWS_ITEM_MAX_ITEM)
+			c.limit = sub_value(f, chip_bits[i].limit);
+		else if (chip_bits[i].bit == HWS_ITEM_ALARM) {
+			/* A bare alarm bit: say which limit the value is past. */
+			double min = sub_value(f, HWS_ITEM_MIN), max = sub_value(f, HWS_ITEM_MAX);
+
+			if (input < min)
+				c.limit = min, c.name = "min";
+			else if (input > max)
+				c.limit = max, c.name = "max";
+		}
+		fn(userdata, f, &c);
+	}
+	for (size_t t = 0; conf && t < conf->n_thresholds; t++) {
+		const struct hwsd_threshold *th = &conf->thresholds[t];
+		struct condition c = {
+			.name = th->is_max ? "max" : "min", .from_config = true,
+			.priority = LOG_WARNING, .value = input, .limit = th->limit,
+		};
+		double h;
+
+		if (strcmp(th->feature, f->name) && (!f->label || strcmp(th->feature, f->label)))
+			continue;
+		h = conf->hysteresis_percent ? fabs(th->limit) * conf->hysteresis / 100 : conf->hysteresis;
+		if (isnan(input))
+			c.state = COND_HOLD;
+		else if (th->is_max)
+			c.state = input > th->limit ? COND_ACTIVE : input < th->limit - h ? COND_CLEAR : COND_HOLD;
+		else
+			c.state = input < th->limit ? COND_ACTIVE : input > th->limit + h ? COND_CLEAR : COND_HOLD;
+		fn(userdata, f, &c);
+	}
+}
+
+static void format_value(char *buf, size_t size, enum hws_sensor_kind kind, double v)
+{
+	const char *unit = hws_sensor_unit(kind);
+	int decimals = kind == HWS_SENSOR_FAN ? 0 : kind == HWS_SENSOR_IN || kind == HWS_SENSOR_CURR ? 3 : 1;
+
+	snprintf(buf, size, "%.*f%s%s", decimals, v, *unit ? " " : "", unit);
+}
+
+static void report(struct hwsd *d, const char *chip, const struct hws_feature *f,
+		   const struct condition *c, bool begins, const char *why)
+{
+	struct hwsd_event ev = HWSD_EVENT_INIT(begins ? "alarm" : "alarm-end");
+	char what[160] = "", value[48], limit[48], label[96] = "";
+
+	ev.chip = chip;
+	ev.sensor = f->name;
+	ev.label = f->label;
+	ev.condition = c->name;
+	ev.unit = hws_sensor_unit(f->kind);
+	ev.value = c->value;
+	ev.limit = c->limit;
+	if (f->label && strcmp(f->label, f->name))
+		snprintf(label, sizeof(label), " (%s)", f->label);
+	if (!isnan(c->value)) {
+		format_value(value, sizeof(value), f->kind, c->value);
+		if (!isnan(c->limit)) {
+			format_value(limit, sizeof(limit), f->kind, c->limit);
+			snprintf(what, sizeof(what), ": %s, %s %s %s", value,
+				 below(c->name) ? "below" : "above", c->name, limit);
+		} else
+			snprintf(what, sizeof(what), ": %s, %s", value, c->name);
+	} else
+		snprintf(what, sizeof(what), ": %s", c->name);
+	hwsd_log_event(begins ? c->priority : LOG_NOTICE, &ev, "%s: %s %s%s%s%s%s",
+		       begins ? "alarm" : "alarm end", chip, f->name, label, what,
+		       c->from_config ? " (configured)" : "", why);
+	hwsd_exec(d, &ev);
+}
+
+static struct alarm *find(struct hwsd_alarms *a, const char *chip, const char *sensor,
+			  const struct condition *c)
+{
+	for (struct alarm *x = a->list; x; x = x->next)
+		if (x->from_config == c->from_config && !strcmp(x->condition, c->name) &&
+		    !strcmp(x->sensor, sensor) && !strcmp(x->chip, chip))
+			return x;
+	return NULL;
+}
+
+struct check {
+	struct hwsd *d;
+	const struct hws_chip *chip;
+	int begun;
+};
+
+static void check_condition(void *userdata, const struct hws_feature *f, const struct condition *c)
+{
+	struct check *k = userdata;
+	struct hwsd_alarms *a = k->d->alarms;
+	struct alarm *x = find(a, k->chip->name, f->name, c);
+
+	if (x) {
+		/* An alarm that clears is left unseen, and ends below. */
+		x->seen = c->state != COND_CLEAR;
+		return;
+	}
+	if (c->state != COND_ACTIVE)
+		return;
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->chip = strdup(k->chip->name)) || !(x->sensor = strdup(f->name))) {
+		if (x)
+			free(x->chip);
+		free(x);
+		log_error("%s %s: out of memory recording an alarm", k->chip->name, f->name);
+		return;
+	}
+	x->condition = c->name;
+	x->from_config = c->from_config;
+	x->seen = true;
+	x->next = a->list;
+	a->list = x;
+	atomic_fetch_add(&k->d->alarms_active, 1);
+	k->begun++;
+	report(k->d, k->chip->name, f, c, true, "");
+}
+
+/* End and remove the alarms of @chip that are not marked seen. */
+static int sweep(struct hwsd *d, const struct hws_chip *chip, const char *chip_name, const char *why)
+{
+	struct alarm **pp = &d->alarms->list;
+	int ended = 0;
+
+	while (*pp) {
+		struct alarm *x = *pp;
+		const struct hws_feature *f = NULL;
+
+		if (x->seen || strcmp(x->chip, chip_name)) {
+			pp = &x->next;
+			continue;
+		}
+		for (size_t i = 0; chip && i < chip->n_features && !f; i++)
+			if (!strcmp(chip->features[i].name, x->sensor))
+				f = &chip->features[i];
+		if (f) {
+			struct condition c = {
+				.name = x->condition, .from_config = x->from_config,
+				.value = sub_value(f, HWS_ITEM_INPUT), .limit = NAN,
+			};
+
+			report(d, chip_name, f, &c, false, why);
+		} else {
+			struct hws_feature gone = { .name = x->sensor, .kind = HWS_SENSOR_KIND_MAX };
+			struct condition c = { .name = x->condition, .value = NAN, .limit = NAN };
+
+			report(d, chip_name, &gone, &c, false, why);
+		}
+		*pp = x->next;
+		free(x->chip);
+		free(x->sensor);
+		free(x);
+		atomic_fetch_sub(&d->alarms_active, 1);
+		ended++;
+	}
+	return ended;
+}
+
+int hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct hwsd_chip_conf *conf)
+{
+	struct check k = { .d = d, .chip = chip };
+	int ended;
+
+	for (struct alarm *x = d->alarms->list; x; x = x->next)
+		if (!strcmp(x->chip, chip->name))
+			x->seen = false;
+	for (size_t f = 0; f < chip->n_features; f++)
+		for_each_condition(&chip->features[f], conf, check_condition, &k);
+	ended = sweep(d, chip, chip->name, "");
+	if (k.begun || ended)
+		hwsd_status(d);
+	return k.begun;
+}
+
+void hwsd_alarms_forget_chip(struct hwsd *d, const char *chip)
+{
+	for (struct alarm *x = d->alarms->list; x; x = x->next)
+		if (!strcmp(x->chip, chip))
+			x->seen = false;
+	sweep(d, NULL, chip, " (the chip is gone)");
+}
+
+struct describe {
+	char *buf;
+	size_t size, used;
+};
+
+static void describe_condition(void *userdata, const struct hws_feature *f, const struct condition *c)
+{
+	struct describe *ds = userdata;
+	int n;
+
+	(void)f;
+	if (c->state != COND_ACTIVE || ds->used >= ds->size)
+		return;
+	n = snprintf(ds->buf + ds->used, ds->size - ds->used, "%sALARM(%s%s)", ds->used ? " " : "",
+		     c->name, c->from_config ? ",configured" : "");
+	if (n > 0)
+		ds->used += (size_t)n;
+}
+
+void hwsd_alarms_describe(const struct hws_feature *f, const struct hwsd_chip_conf *conf,
+			  char *buf, size_t size)
+{
+	struct describe ds = { buf, size, 0 };
+
+	buf[0] = '\0';
+	for_each_condition(f, conf, describe_condition, &ds);
+}
+
+int hwsd_alarms_new(struct hwsd_alarms **ret)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : -ENOMEM;
+}
+
+struct hwsd_alarms *hwsd_alarms_free(struct hwsd_alarms *a)
+{
+	if (!a)
+		return NULL;
+	while (a->list) {
+		struct alarm *x = a->list;
+
+		a->list = x->next;
+		free(x->chip);
+		free(x->sensor);
+		free(x);
+	}
+	free(a);
+	return NULL;
+}

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hwsightd.conf: inih splits the file into sections and keys; this file
+ * gives them meaning and refuses what makes none, with FILE:LINE.
+ */
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "log.h"
+
+struct parser {
+	struct hwsd_config *c;
+	FILE *f;
+	unsigned line;          /* the line inih is handling */
+	char *error;            /* the first reason, without FILE:LINE */
+	unsigned error_line;
+	bool oom;
+};
+
+/* inih reads lines through this, so that the handler knows the line. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct parser *p = stream;
+	char *r = fgets(str, num, p->f);
+
+	if (r)
+		p->line++;
+	return r;
+}
+
+static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->error) {
+		va_start(ap, fmt);
+		if (vasprintf(&p->error, fmt, ap) < 0) {
+			p->error = NULL;
+			p->oom = true;
+		}
+		va_end(ap);
+		p->error_line = p->line;
+	}
+	return 0;
+}
+
+int hwsd_parse_duration(const char *text, unsigned *ret_ms)
+{
+	static const struct { const char *unit; double ms; } units[] = {
+		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "sec", 1000 },
+		{ "min", 60000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || errno || !isfinite(v) || v < 0)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			double ms = v * units[i].ms;
+
+			if (ms > 7 * 24 * 3600000.0)
+				return -ERANGE;
+			*ret_ms = (unsigned)lround(ms);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_bool(const char *v)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(v, yes[i]))
+			return 1;
+		if (!strcasecmp(v, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+static int parse_number(const char *v, double *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtod(v, &end);
+	return end != v && !*end && !errno && isfinite(*ret) ? 0 : -EINVAL;
+}
+
+static int parse_uint(const char *v, unsigned max, unsigned *ret)
+{
+	char *end;
+	unsigned long n;
+
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (*end || errno || n > max)
+		return -EINVAL;
+	*ret = (unsigned)n;
+	return 0;
+}
+
+/* Parse a duration key in [min_ms, max_ms] (0 also allowed if @zero_ok). */
+static int duration_key(struct parser *p, const char *name, const char *v, unsigned min_ms,
+			unsigned max_ms, bool zero_ok, unsigned *ret)
+{
+	unsigned ms;
+
+	if (hwsd_parse_duration(v, &ms) < 0)
+		return fail(p, "%s: \"%s\" is not a duration (500ms, 2s, 5min, 1h)", name, v);
+	if ((ms < min_ms || ms > max_ms) && !(zero_ok && ms == 0))
+		return fail(p, "%s: %s is out of range (%u ms to %u ms%s)", name, v, min_ms, max_ms,
+			    zero_ok ? ", or 0" : "");
+	*ret = ms;
+	return 1;
+}
+
+static int bool_key(struct parser *p, const char *name, const char *v, bool *ret)
+{
+	int b = parse_bool(v);
+
+	if (b < 0)
+		return fail(p, "%s: \"%s\" is not a boolean (yes or no)", name, v);
+	*ret = b;
+	return 1;
+}
+
+static int string_key(struct parser *p, const char *name, const char *v, char **ret)
+{
+	char *s;
+
+	if (!*v)
+		return fail(p, "%s: empty value", name);
+	s = strdup(v);
+	if (!s) {
+		p->oom = true;
+		return 0;
+	}
+	free(*ret);
+	*ret = s;
+	return 1;
+}
+
+static int daemon_key(struct parser *p, const char *name, const char *v)
+{
+	struct hwsd_config *c = p->c;
+	int n;
+
+	if (!strcmp(name, "poll_interval"))
+		return duration_key(p, name, v, 100, 24 * 3600000, false, &c->poll_ms);
+	if (!strcmp(name, "reader")) {
+		if (!strcmp(v, "fast"))
+			c->reader = HWS_READER_FAST;
+		else if (!strcmp(v, "pread"))
+			c->reader = HWS_READER_PREAD;
+		else if (!strcmp(v, "libsensors"))
+			c->reader = HWS_READER_LIBSENSORS;
+		else
+			return fail(p, "reader: \"%s\" is not fast, pread or libsensors", v);
+		return 1;
+	}
+	if (!strcmp(name, "sensors_config"))
+		return string_key(p, name, v, &c->sensors_config);
+	if (!strcmp(name, "state_directory")) {
+		if (*v != '/')
+			return fail(p, "state_directory: \"%s\" is not an absolute path", v);
+		return string_key(p, name, v, &c->state_dir);
+	}
+	if (!strcmp(name, "exec"))
+		return string_key(p, name, v, &c->exec);
+	if (!strcmp(name, "log_target")) {
+		n = hwsd_log_target_from_string(v);
+		if (n < 0 || n == HWSD_LOG_SYSLOG)
+			return fail(p, "log_target: \"%s\" is not auto, journal or stderr", v);
+		c->log_target = n;
+		return 1;
+	}
+	if (!strcmp(name, "log_level")) {
+		n = hwsd_log_level_from_string(v);
+		if (n < 0)
+			return fail(p, "log_level: \"%s\" is not debug, info, notice, warning or err", v);
+		c->log_level = n;
+		return 1;
+	}
+	return fail(p, "unknown key \"%s\" in [daemon]", name);
+}
+
+/* Grow an array of @size-byte elements by one zeroed element. */
+static void *push(struct parser *p, void **array, size_t *n, size_t size)
+{
+	char *a = realloc(*array, (*n + 1) * size);
+
+	if (!a) {
+		p->oom = true;
+		return NULL;
+	}
+	memset(a + *n * size, 0, size);
+	*array = a;
+	return a + (*n)++ * size;
+}
+
+static struct hwsd_chip_conf *chip_section(struct parser *p, const char *pattern)
+{
+	struct hwsd_config *c = p->c;
+	struct hwsd_chip_conf *chip;
+
+	for (size_t i = 0; i < c->n_chips; i++)
+		if (!strcmp(c->chips[i].pattern, pattern))
+			return &c->chips[i];
+	if (hws_sensors_chip_match(NULL, NULL, pattern) < 0) {
+		fail(p, "[chip %s]: not a chip name pattern (\"w83793-*\", \"applesmc-isa-0300\")",
+		     pattern);
+		return NULL;
+	}
+	chip = push(p, (void **)&c->chips, &c->n_chips, sizeof(*chip));
+	if (!chip)
+		return NULL;
+	chip->line = p->line;
+	chip->chip_alarms = true;
+	chip->hysteresis = 2;
+	chip->hysteresis_percent = true;
+	if (!(chip->pattern = strdup(pattern)))
+		p->oom = true;
+	return chip;
+}
+
+static int chip_key(struct parser *p, const char *pattern, const char *name, const char *v)
+{
+	struct hwsd_chip_conf *chip = chip_section(p, pattern);
+	struct hwsd_threshold *t;
+	const char *dot;
+	double limit;
+
+	if (!chip)
+		return 0;
+	if (!strcmp(name, "poll_interval"))
+		return duration_key(p, name, v, 100, 24 * 3600000, false, &chip->poll_ms);
+	if (!strcmp(name, "chip_alarms"))
+		return bool_key(p, name, v, &chip->chip_alarms);
+	if (!strcmp(name, "hysteresis")) {
+		char *end;
+
+		errno = 0;
+		chip->hysteresis = strtod(v, &end);
+		chip->hysteresis_percent = *end == '%';
+		if (end == v || errno || chip->hysteresis < 0 || !isfinite(chip->hysteresis) ||
+		    end[chip->hysteresis_percent] != '\0')
+			return fail(p, "hysteresis: \"%s\" is not a number or a percentage", v);
+		return 1;
+	}
+	dot = strrchr(name, '.');
+	if (!dot || dot == name || (strcmp(dot, ".min") && strcmp(dot, ".max")))
+		return fail(p, "unknown key \"%s\" in [chip %s] (thresholds are FEATURE.min and FEATURE.max)",
+			    name, pattern);
+	if (parse_number(v, &limit) < 0)
+		return fail(p, "%s: \"%s\" is not a number", name, v);
+	t = push(p, (void **)&chip->thresholds, &chip->n_thresholds, sizeof(*t));
+	if (!t)
+		return 0;
+	t->is_max = !strcmp(dot, ".max");
+	t->limit = limit;
+	t->line = p->line;
+	if (!(t->feature = strndup(name, (size_t)(dot - name))))
+		p->oom = true;
+	return !p->oom;
+}
+
+static struct hwsd_camera_conf *camera_section(struct parser *p, const char *name)
+{
+	struct hwsd_config *c = p->c;
+	struct hwsd_camera_conf *cam;
+
+	for (size_t i = 0; i < c->n_cameras; i++)
+		if (!strcmp(c->cameras[i].name, name))
+			return &c->cameras[i];
+	/* The name goes into file names and (later) URLs. */
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+			      strlen(name)) {
+		fail(p, "[camera %s]: a camera name is letters, digits, '-' and '_'", name);
+		return NULL;
+	}
+	cam = push(p, (void **)&c->cameras, &c->n_cameras, sizeof(*cam));
+	if (!cam)
+		return NULL;
+	cam->line = p->line;
+	cam->snapshot_ms = 0;
+	cam->on_alarm = true;
+	cam->on_motion = true;
+	cam->type = HWS_IMAGE_JPEG;
+	cam->quality = 85;
+	cam->skip_frames = 2;
+	cam->keep = 100;
+	if (!(cam->name = strdup(name)))
+		p->oom = true;
+	return cam;
+}
+
+static int camera_key(struct parser *p, const char *camera, const char *name, const char *v)
+{
+	struct hwsd_camera_conf *cam = camera_section(p, camera);
+	unsigned n;
+
+	if (!cam)
+		return 0;
+	if (!strcmp(name, "device")) {
+		if (*v != '/')
+			return fail(p, "device: \"%s\" is not a device path (/dev/video0)", v);
+		return string_key(p, name, v, &cam->device);
+	}
+	if (!strcmp(name, "directory")) {
+		if (*v != '/')
+			return fail(p, "directory: \"%s\" is not an absolute path", v);
+		return string_key(p, name, v, &cam->directory);
+	}
+	if (!strcmp(name, "size")) {
+		unsigned w, h;
+		char x;
+
+		if (sscanf(v, "%u%c%u", &w, &x, &h) != 3 || (x != 'x' && x != 'X') || !w || !h ||
+		    w > 16384 || h > 16384)
+			return fail(p, "size: \"%s\" is not WIDTHxHEIGHT", v);
+		cam->width = w;
+		cam->height = h;
+		return 1;
+	}
+	if (!strcmp(name, "fps")) {
+		struct hws_fract iv, slower, faster;
+
+		if (hws_fps_parse(v, &iv) < 0)
+			return fail(p, "fps: \"%s\" is not a frame rate", v);
+		if (!hws_interval_is_friendly(iv)) {
+			hws_friendly_neighbours(iv, &slower, &faster);
+			return fail(p, "fps: %s fps is not a whole number of 1/300 s ticks; %g or %g fps are",
+				    v, (double)slower.den / slower.num, (double)faster.den / faster.num);
+		}
+		cam->interval = iv;
+		return 1;
+	}
+	if (!strcmp(name, "snapshot_interval"))
+		return duration_key(p, name, v, 1000, 24 * 3600000, true, &cam->snapshot_ms);
+	if (!strcmp(name, "snapshot_on_alarm"))
+		return bool_key(p, name, v, &cam->on_alarm);
+	if (!strcmp(name, "snapshot_on_motion"))
+		return bool_key(p, name, v, &cam->on_motion);
+	if (!strcmp(name, "format")) {
+		if (!strcmp(v, "jpg") || !strcmp(v, "jpeg"))
+			cam->type = HWS_IMAGE_JPEG;
+		else if (!strcmp(v, "png"))
+			cam->type = HWS_IMAGE_PNG;
+		else if (!strcmp(v, "ppm"))
+			cam->type = HWS_IMAGE_PPM;
+		else
+			return fail(p, "format: \"%s\" is not jpg, png or ppm", v);
+		return 1;
+	}
+	if (!strcmp(name, "quality")) {
+		if (parse_uint(v, 100, &n) < 0 || n < 1)
+			return fail(p, "quality: \"%s\" is not 1 to 100", v);
+		cam->quality = (int)n;
+		return 1;
+	}
+	if (!strcmp(name, "skip_frames")) {
+		if (parse_uint(v, 100, &cam->skip_frames) < 0)
+			return fail(p, "skip_frames: \"%s\" is not 0 to 100", v);
+		return 1;
+	}
+	if (!strcmp(name, "keep")) {
+		if (parse_uint(v, 1000000, &cam->keep) < 0)
+			return fail(p, "keep: \"%s\" is not a number of files (0 keeps all)", v);
+		return 1;
+	}
+	return fail(p, "unknown key \"%s\" in [camera %s]", name, camera);
+}
+
+static int add_disks(struct parser *p, const char *v)
+{
+	struct hwsd_motion_conf *m = &p->c->motion;
+	const char *s = v;
+
+	while (*s) {
+		size_t len = strcspn(s, " \t,");
+		char *disk, **slot;
+
+		if (len) {
+			disk = strndup(s, len);
+			if (!disk || !(slot = push(p, (void **)&m->disks, &m->n_disks, sizeof(*slot)))) {
+				free(disk);
+				p->oom = true;
+				return 0;
+			}
+			*slot = disk;
+			/* A name under /sys/block, never a path. */
+			if (disk[0] == '.' || strspn(disk, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != len)
+				return fail(p, "disks: \"%s\" is not a disk name (sda, nvme0n1)", disk);
+		}
+		s += len;
+		s += strspn(s, " \t,");
+	}
+	return 1;
+}
+
+static int motion_key(struct parser *p, const char *name, const char *v)
+{
+	struct hwsd_motion_conf *m = &p->c->motion;
+
+	if (!strcmp(name, "enabled"))
+		return bool_key(p, name, v, &m->enabled);
+	if (!strcmp(name, "sensitivity")) {
+		if (parse_uint(v, 1000, &m->sensitivity) < 0 || !m->sensitivity)
+			return fail(p, "sensitivity: \"%s\" is not 1 to 1000", v);
+		return 1;
+	}
+	if (!strcmp(name, "interval"))
+		return duration_key(p, name, v, 10, 1000, false, &m->interval_ms);
+	if (!strcmp(name, "disks")) {
+		for (size_t i = 0; i < m->n_disks; i++)
+			free(m->disks[i]);
+		m->n_disks = 0;
+		return add_disks(p, v);
+	}
+	if (!strcmp(name, "park_time"))
+		/* The kernel refuses more than 30 s in unload_heads. */
+		return duration_key(p, name, v, 1000, 30000, false, &m->park_ms);
+	return fail(p, "unknown key \"%s\" in [motion]", name);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *p = user;
+
+	if (p->error || p->oom)
+		return 0;
+	if (!strcmp(section, "daemon"))
+		return daemon_key(p, name, value);
+	if (!strncmp(section, "chip ", 5))
+		return chip_key(p, section + 5 + strspn(section + 5, " "), name, value);
+	if (!strncmp(section, "camera ", 7))
+		return camera_key(p, section + 7 + strspn(section + 7, " "), name, value);
+	if (!strcmp(section, "motion"))
+		return motion_key(p, name, value);
+	if (!*section)
+		return fail(p, "\"%s\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion])", name);
+	return fail(p, "unknown section [%s]", section);
+}
+
+/* What no single key can say. */
+static void check(struct parser *p)
+{
+	for (size_t i = 0; i < p->c->n_cameras && !p->error; i++) {
+		struct hwsd_camera_conf *cam = &p->c->cameras[i];
+
+		p->line = cam->line;
+		if (!cam->device)
+			fail(p, "[camera %s]: no device", cam->name);
+	}
+}
+
+static struct hwsd_config *config_new(void)
+{
+	struct hwsd_config *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->poll_ms = 2000;
+	c->reader = HWS_READER_PREAD;
+	c->log_target = HWSD_LOG_AUTO;
+	c->log_level = LOG_INFO;
+	c->motion.sensitivity = 15;
+	c->motion.interval_ms = 20;
+	c->motion.park_ms = 5000;
+	return c;
+}
+
+int hwsd_config_load(const char *path, struct hwsd_config **ret_config, char **ret_error)
+{
+	struct parser p = { 0 };
+	int line, r = 0;
+
+	p.c = config_new();
+	if (!p.c)
+		return -ENOMEM;
+	if (path) {
+		p.f = fopen(path, "re");
+		if (!p.f) {
+			r = -errno;
+			goto fail;
+		}
+		if (!(p.c->path = strdup(path))) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		line = ini_parse_stream(read_line, &p, handler, &p);
+		if (line == -2 || p.oom) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		if (line == -1 || ferror(p.f)) {
+			r = -EIO;
+			goto fail;
+		}
+		if (!p.error)
+			check(&p);
+		if (line > 0 && (!p.error || (unsigned)line < p.error_line)) {
+			/* inih itself refused an earlier line. */
+			free(p.error);
+			p.error_line = (unsigned)line;
+			if (!(p.error = strdup("not a [section] or a key = value line"))) {
+				r = -ENOMEM;
+				goto fail;
+			}
+		}
+		if (p.error) {
+			if (ret_error && asprintf(ret_error, "%s:%u: %s", path, p.error_line, p.error) < 0)
+				*ret_error = NULL;
+			r = -EINVAL;
+			goto fail;
+		}
+		fclose(p.f);
+	}
+	*ret_config = p.c;
+	return 0;
+fail:
+	if (p.f)
+		fclose(p.f);
+	free(p.error);
+	hwsd_config_free(p.c);
+	return r;
+}
+
+struct hwsd_config *hwsd_config_free(struct hwsd_config *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->n_chips; i++) {
+		for (size_t t = 0; t < c->chips[i].n_thresholds; t++)
+			free(c->chips[i].thresholds[t].feature);
+		free(c->chips[i].thresholds);
+		free(c->chips[i].pattern);
+	}
+	free(c->chips);
+	for (size_t i = 0; i < c->n_cameras; i++) {
+		free(c->cameras[i].name);
+		free(c->cameras[i].device);
+		free(c->cameras[i].directory);
+	}
+	free(c->cameras);
+	for (size_t i = 0; i < c->motion.n_disks; i++)
+		free(c->motion.disks[i]);
+	free(c->motion.disks);
+	free(c->path);
+	free(c->sensors_config);
+	free(c->state_dir);
+	free(c->exec);
+	free(c);
+	return NULL;
+}
+
+const struct hwsd_chip_conf *hwsd_config_chip(const struct hwsd_config *c,
+					      const struct hws_sensors *s,
+					      const struct hws_chip *chip)
+{
+	for (size_t i = 0; i < c->n_chips; i++)
+		if (hws_sensors_chip_match(s, chip, c->chips[i].pattern) > 0)
+			return &c->chips[i];
+	return NULL;
+}

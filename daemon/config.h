@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWSD_CONFIG_H
+#define HWSD_CONFIG_H
+
+/* hwsightd.conf, as hwsightd.conf(5) describes it. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwsight/camera.h>
+#include <hwsight/image.h>
+#include <hwsight/sensors.h>
+
+#define HWSD_DEFAULT_CONFIG "/etc/hwsight/hwsightd.conf"
+
+struct hwsd_threshold {
+	char *feature;          /* a feature name ("temp1") or its label */
+	bool is_max;            /* FEATURE.max, else FEATURE.min */
+	double limit;
+	unsigned line;
+};
+
+struct hwsd_chip_conf {
+	char *pattern;          /* a libsensors chip name pattern */
+	unsigned line;          /* of its first key, for messages */
+	unsigned poll_ms;       /* 0: [daemon] poll_interval */
+	bool chip_alarms;
+	double hysteresis;
+	bool hysteresis_percent;
+	struct hwsd_threshold *thresholds;
+	size_t n_thresholds;
+};
+
+struct hwsd_camera_conf {
+	char *name;
+	char *device;
+	char *directory;        /* NULL: STATE/snapshots */
+	unsigned line;
+	uint32_t width, height; /* 0: the driver's */
+	struct hws_fract interval; /* {0,0}: the driver's */
+	unsigned snapshot_ms;   /* 0: no periodic snapshot */
+	bool on_alarm, on_motion;
+	enum hws_image_type type;
+	int quality;
+	unsigned skip_frames;
+	unsigned keep;          /* 0: keep every snapshot */
+};
+
+struct hwsd_motion_conf {
+	bool enabled;
+	unsigned sensitivity;
+	unsigned interval_ms;
+	char **disks;
+	size_t n_disks;
+	unsigned park_ms;
+};
+
+struct hwsd_config {
+	char *path;             /* NULL when running on the defaults */
+	unsigned poll_ms;
+	enum hws_sensors_reader reader;
+	char *sensors_config;
+	char *state_dir;
+	char *exec;
+	int log_target;         /* enum hwsd_log_target */
+	int log_level;
+	struct hwsd_chip_conf *chips;
+	size_t n_chips;
+	struct hwsd_camera_conf *cameras;
+	size_t n_cameras;
+	struct hwsd_motion_conf motion;
+};
+
+/*
+ * hwsd_config_load - read and check a config file
+ * @path: the file; NULL for the defaults (no file)
+ * @ret_error: on -EINVAL, "FILE:LINE: reason" (to be freed)
+ *
+ * Return: 0, -ENOENT and other errnos of opening it, -EINVAL, -ENOMEM.
+ */
+int hwsd_config_load(const char *path, struct hwsd_config **ret_config, char **ret_error);
+struct hwsd_config *hwsd_config_free(struct hwsd_config *c);
+
+/* The [chip] section that applies to a chip, or NULL. */
+const struct hwsd_chip_conf *hwsd_config_chip(const struct hwsd_config *c,
+					      const struct hws_sensors *s,
+					      const struct hws_chip *chip);
+
+/* "2s", "500ms", "5min", "1h", "3" (seconds) into ms. Return: 0 or -EINVAL. */
+int hwsd_parse_duration(const char *text, unsigned *ret_ms);
+
+#endif

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Disk protection, as hdapsd does it: the motion sensor is sampled by a
+ * self-rearming delayed_work; on a sudden motion or a fall the heads of
+ * every configured disk are parked by writing a time in ms to
+ * /sys/block/DISK/device/unload_heads, the park is renewed every second
+ * while the motion lasts (the kernel releases it by itself when the time
+ * runs out), and released with 0 once the detector calls the motion over.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hwsight/motion.h>
+
+#include "hwsightd.h"
+
+#define RENEW_MS 1000
+
+struct hwsd_guard {
+	struct delayed_work dwork;
+	struct hwsd *d;
+	struct hws_motion *motion;
+	struct hws_motion_detector *detector;
+	char *disks;                 /* "sda sdb", for messages and events */
+	bool parked;
+	uint64_t parked_ms;          /* when the park was last written */
+	int last_error;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int write_unload_heads(const char *disk, unsigned ms)
+{
+	char path[256], value[16];
+	int fd, len, r = 0;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/device/unload_heads", disk);
+	len = snprintf(value, sizeof(value), "%u", ms);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, (size_t)len) != len)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* Park (@ms > 0) or release (0) every disk; log what failed. */
+static void park_all(struct hwsd_guard *g, unsigned ms)
+{
+	const struct hwsd_motion_conf *m = &g->d->config->motion;
+
+	for (size_t i = 0; i < m->n_disks; i++) {
+		int r = write_unload_heads(m->disks[i], ms);
+
+		if (r < 0)
+			log_error("%s: cannot %s the heads: /sys/block/%s/device/unload_heads: %s",
+				  m->disks[i], ms ? "park" : "release", m->disks[i],
+				  r == -EOPNOTSUPP ? "the disk cannot unload its heads" : strerror(-r));
+	}
+	g->parked = ms > 0;
+	g->parked_ms = now_ms();
+}
+
+static void event(struct hwsd_guard *g, const char *name, const char *why)
+{
+	struct hwsd_event ev = HWSD_EVENT_INIT(name);
+	bool park = !strcmp(name, "park");
+
+	ev.disks = g->disks;
+	hwsd_log_event(LOG_NOTICE, &ev, "%s: %s the heads of %s", why,
+		       park ? "parking" : "releasing", g->disks);
+	hwsd_exec(g->d, &ev);
+}
+
+static void guard_work(struct work_struct *work)
+{
+	struct hwsd_guard *g = container_of(work, struct hwsd_guard, dwork.work);
+	const struct hwsd_motion_conf *m = &g->d->config->motion;
+	struct hws_motion_detector_state state;
+	struct hws_motion_sample sample;
+	int r, events;
+
+	r = hws_motion_read(g->motion, &sample);
+	if (r < 0) {
+		if (r != g->last_error)
+			log_warning("motion sensor: %s%s", strerror(-r),
+				    r == -ENODEV ? "; disk protection stops" : "");
+		g->last_error = r;
+		if (r == -ENODEV)
+			return;
+		goto rearm;
+	}
+	g->last_error = 0;
+	events = hws_motion_detector_feed(g->detector, &sample);
+	if (events < 0)
+		goto rearm;
+	hws_motion_detector_get_state(g->detector, &state);
+	if (events & (HWS_MOTION_EVENT_SUDDEN_MOTION | HWS_MOTION_EVENT_FREE_FALL)) {
+		const char *what = events & HWS_MOTION_EVENT_FREE_FALL ? "free fall" : "sudden motion";
+
+		if (!g->parked) {
+			park_all(g, m->park_ms);
+			event(g, "park", what);
+			hwsd_cameras_trigger(g->d, HWSD_SNAP_MOTION);
+		}
+	}
+	if (g->parked && !state.moving && !state.falling) {
+		park_all(g, 0);
+		event(g, "unpark", "motion over");
+	} else if (g->parked && now_ms() - g->parked_ms >= RENEW_MS)
+		park_all(g, m->park_ms);
+rearm:
+	queue_delayed_work(g->d->motion_wq, &g->dwork, msecs_to_jiffies(m->interval_ms));
+}
+
+int hwsd_guard_start(struct hwsd *d)
+{
+	const struct hwsd_motion_conf *m = &d->config->motion;
+	struct hws_motion_detector_params params = { .threshold = m->sensitivity };
+	struct hws_motion_options opts = { .interval_ms = m->interval_ms };
+	struct hwsd_guard *g;
+	size_t len = 0;
+	int r;
+
+	if (!m->enabled)
+		return 0;
+	if (!m->n_disks) {
+		log_warning("[motion] enabled, but no disks= to protect");
+		return 0;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->d = d;
+	INIT_DELAYED_WORK(&g->dwork, guard_work);
+	r = hws_motion_open(&opts, &g->motion);
+	if (r == -ENODEV) {
+		log_notice("no motion sensor (ams, applesmc): disk protection is off");
+		free(g);
+		return 0;
+	}
+	if (r < 0)
+		goto fail;
+	r = hws_motion_load_driver_calibration(g->motion);
+	if (r < 0 && r != -EOPNOTSUPP)
+		log_warning("motion sensor: no calibration from the driver: %s", strerror(-r));
+	r = hws_motion_detector_new(&params, &g->detector);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < m->n_disks; i++)
+		len += strlen(m->disks[i]) + 1;
+	g->disks = calloc(1, len);
+	if (!g->disks) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < m->n_disks; i++) {
+		char path[256];
+
+		if (i)
+			strcat(g->disks, " ");
+		strcat(g->disks, m->disks[i]);
+		snprintf(path, sizeof(path), "/sys/block/%s/device/unload_heads", m->disks[i]);
+		if (access(path, W_OK) < 0)
+			log_warning("%s: %s: %s; it cannot be protected", m->disks[i], path, strerror(errno));
+	}
+	log_info("disk protection: watching the motion sensor every %u ms for %s", m->interval_ms,
+		 g->disks);
+	d->guard = g;
+	queue_delayed_work(d->motion_wq, &g->dwork, 0);
+	return 0;
+fail:
+	hws_motion_detector_free(g->detector);
+	hws_motion_close(g->motion);
+	free(g);
+	return r;
+}
+
+void hwsd_guard_stop(struct hwsd *d)
+{
+	struct hwsd_guard *g = d->guard;
+
+	if (!g)
+		return;
+	cancel_delayed_work_sync(&g->dwork);
+	/* Never leave the heads parked behind us. */
+	if (g->parked)
+		park_all(g, 0);
+	hws_motion_detector_free(g->detector);
+	hws_motion_close(g->motion);
+	free(g->disks);
+	free(g);
+	d->guard = NULL;
+}

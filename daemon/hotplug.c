@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Hotplug: a libudev monitor for hwmon chips and video4linux nodes. A
+ * hwmon event makes the poll queue rescan the chips; a video4linux event
+ * makes each camera look at its device node again.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <libudev.h>
+
+#include "hwsightd.h"
+
+struct hwsd_hotplug {
+	struct hwsd *d;
+	struct udev *udev;
+	struct udev_monitor *monitor;
+	sd_event_source *source;
+};
+
+static int on_event(sd_event_source *source, int fd, uint32_t revents, void *userdata)
+{
+	struct hwsd_hotplug *h = userdata;
+	struct udev_device *dev;
+	const char *subsystem;
+
+	(void)source, (void)fd, (void)revents;
+	while ((dev = udev_monitor_receive_device(h->monitor))) {
+		subsystem = udev_device_get_subsystem(dev);
+		log_debug("uevent: %s %s %s", udev_device_get_action(dev) ?: "?", subsystem ?: "?",
+			  udev_device_get_sysname(dev) ?: "?");
+		if (subsystem && !strcmp(subsystem, "hwmon"))
+			hwsd_pollers_rescan(h->d);
+		else if (subsystem && !strcmp(subsystem, "video4linux"))
+			hwsd_cameras_hotplug(h->d);
+		udev_device_unref(dev);
+	}
+	return 0;
+}
+
+int hwsd_hotplug_new(struct hwsd *d, sd_event *e, struct hwsd_hotplug **ret)
+{
+	struct hwsd_hotplug *h;
+	/* With udevd running its events come after the rules ran (device
+	 * nodes and links exist); without it (a container, an initramfs),
+	 * the kernel's own events are all there is. */
+	const char *source = access("/run/udev/control", F_OK) == 0 ? "udev" : "kernel";
+	int r;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->d = d;
+	h->udev = udev_new();
+	if (!h->udev) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	h->monitor = udev_monitor_new_from_netlink(h->udev, source);
+	if (!h->monitor) {
+		r = -errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	r = udev_monitor_filter_add_match_subsystem_devtype(h->monitor, "hwmon", NULL);
+	if (r >= 0)
+		r = udev_monitor_filter_add_match_subsystem_devtype(h->monitor, "video4linux", NULL);
+	if (r >= 0)
+		r = udev_monitor_enable_receiving(h->monitor);
+	if (r >= 0)
+		r = sd_event_add_io(e, &h->source, udev_monitor_get_fd(h->monitor), EPOLLIN, on_event, h);
+	if (r < 0)
+		goto fail;
+	log_debug("hotplug: listening to %s events", source);
+	*ret = h;
+	return 0;
+fail:
+	hwsd_hotplug_free(h);
+	return r;
+}
+
+struct hwsd_hotplug *hwsd_hotplug_free(struct hwsd_hotplug *h)
+{
+	if (!h)
+		return NULL;
+	sd_event_source_disable_unref(h->source);
+	udev_monitor_unref(h->monitor);
+	udev_unref(h->udev);
+	free(h);
+	return NULL;
+}

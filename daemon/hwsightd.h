@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWSD_HWSIGHTD_H
+#define HWSD_HWSIGHTD_H
+
+/*
+ * The daemon's state and the seams between its files. Threads: the main
+ * thread runs the sd-event loop (signals, the bus, udev, the watchdog)
+ * and is the only one that starts, stops and reloads; every poll, capture
+ * and motion sample runs as a work item on one of three single-threaded
+ * freezeable workqueues, which is what serialises access to the sensors
+ * context, the alarm table and each camera.
+ */
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <systemd/sd-event.h>
+
+#include <hwsight/image.h>
+#include <hwsight/sensors.h>
+#include <hwsight/workqueue.h>
+
+#include "config.h"
+#include "log.h"
+
+struct hwsd_alarms;
+struct hwsd_guard;
+
+/* One per chip name ever seen; a poller whose chip vanished stops
+ * re-arming until a rescan finds the chip again. */
+struct hwsd_poller {
+	struct delayed_work dwork;
+	struct hwsd *d;
+	char *chip_name;
+	const struct hwsd_chip_conf *conf; /* may be NULL */
+	unsigned interval_ms;
+	bool active;                       /* P: poll queue (or stopped) */
+	uint64_t polls;
+	struct hwsd_poller *next;
+};
+
+enum {
+	HWSD_SNAP_PERIODIC = 1u << 0,
+	HWSD_SNAP_ALARM    = 1u << 1,
+	HWSD_SNAP_MOTION   = 1u << 2,
+};
+
+struct hwsd_camera {
+	struct delayed_work periodic;
+	struct work_struct event;
+	struct hwsd *d;
+	const struct hwsd_camera_conf *conf;
+	char *directory;
+	struct hws_image_encoder *enc;
+	atomic_uint reasons;               /* HWSD_SNAP_* waiting for @event */
+	atomic_bool present;               /* its device node exists */
+	int last_error;                    /* C: capture queue; logged once */
+	uint64_t snapshots;
+};
+
+struct hwsd {
+	struct hwsd_config *config;
+	struct hws_sensors *sensors;       /* P: poll queue while running */
+	struct workqueue_struct *poll_wq;
+	struct workqueue_struct *capture_wq;
+	struct workqueue_struct *motion_wq;
+
+	pthread_mutex_t pollers_lock;      /* the list, not the pollers */
+	struct hwsd_poller *pollers;
+	struct work_struct rescan_work;
+	struct work_struct heartbeat_work;
+	atomic_ullong heartbeat_ns;        /* when heartbeat_work last ran */
+
+	struct hwsd_camera *cameras;
+	size_t n_cameras;
+	struct hwsd_alarms *alarms;        /* P: poll queue */
+	struct hwsd_guard *guard;          /* NULL without disk protection */
+
+	atomic_uint chips_active;
+	atomic_uint alarms_active;
+	atomic_bool frozen;
+	atomic_uint children;              /* exec= commands running */
+};
+
+/* pollers.c */
+void hwsd_pollers_init(struct hwsd *d);
+int hwsd_pollers_start(struct hwsd *d);
+void hwsd_pollers_stop(struct hwsd *d);
+void hwsd_pollers_kick(struct hwsd *d);         /* poll everything now */
+void hwsd_pollers_rescan(struct hwsd *d);        /* from the hotplug monitor */
+void hwsd_pollers_heartbeat(struct hwsd *d);     /* for the watchdog */
+int hwsd_pollers_once(struct hwsd *d, FILE *out);
+
+/* alarms.c */
+int hwsd_alarms_new(struct hwsd_alarms **ret);
+struct hwsd_alarms *hwsd_alarms_free(struct hwsd_alarms *a);
+/* After a read of @chip: log what began and ended. Return: alarms begun. */
+int hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct hwsd_chip_conf *conf);
+/* @chip vanished: its alarms end. */
+void hwsd_alarms_forget_chip(struct hwsd *d, const char *chip);
+/* The conditions of a feature active now, "max,alarm" (stateless). */
+void hwsd_alarms_describe(const struct hws_feature *f, const struct hwsd_chip_conf *conf,
+			  char *buf, size_t size);
+
+/* capture-jobs.c */
+int hwsd_cameras_start(struct hwsd *d);
+void hwsd_cameras_stop(struct hwsd *d);
+void hwsd_cameras_trigger(struct hwsd *d, unsigned reason);
+void hwsd_cameras_hotplug(struct hwsd *d);
+
+/* disk-protect.c */
+int hwsd_guard_start(struct hwsd *d);
+void hwsd_guard_stop(struct hwsd *d);
+
+/* exec.c: run [daemon] exec= for an event; never waits. */
+void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev);
+void hwsd_exec_reap(struct hwsd *d);
+
+/* sleep.c: logind's PrepareForSleep freezes the queues. */
+struct hwsd_sleep;
+int hwsd_sleep_new(struct hwsd *d, sd_event *e, struct hwsd_sleep **ret);
+struct hwsd_sleep *hwsd_sleep_free(struct hwsd_sleep *s);
+/* Freeze (before sleep) or thaw and poll at once (after). */
+void hwsd_sleep_prepare(struct hwsd *d, bool start);
+
+/* hotplug.c: hwmon chips and cameras that come and go. */
+struct hwsd_hotplug;
+int hwsd_hotplug_new(struct hwsd *d, sd_event *e, struct hwsd_hotplug **ret);
+struct hwsd_hotplug *hwsd_hotplug_free(struct hwsd_hotplug *h);
+
+/* main.c */
+void hwsd_status(struct hwsd *d);
+
+#endif

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hwsightd: the sensor daemon. This file owns the process: options, the
+ * config and its reloads, detaching, the sd-event main loop (signals,
+ * watchdog), systemd notification, and the order in which the pieces
+ * start and stop. The work itself runs as work items; see hwsightd.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <systemd/sd-daemon.h>
+
+#include "hwsightd.h"
+
+struct options {
+	const char *config;     /* NULL: the default, which may be missing */
+	bool foreground;
+	bool once;
+	bool test_config;
+	int log_level;          /* -1: the config's */
+	int log_target;         /* -1: the config's */
+};
+
+struct main_loop {
+	struct hwsd d;
+	struct options o;
+	sd_event *event;
+	struct hwsd_sleep *sleep;
+	struct hwsd_hotplug *hotplug;
+	sd_event_source *watchdog;
+	uint64_t watchdog_usec;
+	uint64_t heartbeat_asked_ns;
+	int ready_fd;           /* the detached parent waits on it; -1 */
+	bool detached;
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: hwsightd [OPTION]...\n"
+	      "The hwsight sensor daemon: polls the hardware monitors, raises alarms,\n"
+	      "takes camera snapshots and protects disks, as hwsightd.conf(5) says.\n"
+	      "\n"
+	      "  -c, --config FILE      the config (default " HWSD_DEFAULT_CONFIG ")\n"
+	      "  -f, --foreground       do not detach (implied under systemd)\n"
+	      "      --once             poll every chip once, print the values, exit\n"
+	      "  -t, --test-config      check the config and exit\n"
+	      "      --log-level LEVEL  debug, info, notice, warning or err\n"
+	      "      --log-target T     auto, journal or stderr\n"
+	      "  -h, --help             this help\n"
+	      "      --version          the version\n", f);
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "test-config", no_argument, NULL, 't' },
+		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	int c;
+
+	*o = (struct options){ .log_level = -1, .log_target = -1 };
+	while ((c = getopt_long(argc, argv, "c:fth", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case 'f': o->foreground = true; break;
+		case 't': o->test_config = true; break;
+		case OPT_ONCE: o->once = true; break;
+		case OPT_LOG_LEVEL:
+			o->log_level = hwsd_log_level_from_string(optarg);
+			if (o->log_level < 0) {
+				fprintf(stderr, "hwsightd: --log-level: \"%s\" is not debug, info, notice, warning or err\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_LOG_TARGET:
+			o->log_target = hwsd_log_target_from_string(optarg);
+			if (o->log_target < 0 || o->log_target == HWSD_LOG_SYSLOG) {
+				fprintf(stderr, "hwsightd: --log-target: \"%s\" is not auto, journal or stderr\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		case OPT_VERSION: puts("hwsightd " HWSIGHT_VERSION); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hwsightd: unexpected argument \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Load the config named by -c, or the default one if it exists. */
+static int load_config(const char *path, struct hwsd_config **ret)
+{
+	const char *file = path ? path : HWSD_DEFAULT_CONFIG;
+	char *error = NULL;
+	const char *state;
+	int r;
+
+	r = hwsd_config_load(file, ret, &error);
+	if (r == -ENOENT && !path)
+		r = hwsd_config_load(NULL, ret, NULL);
+	if (r == -EINVAL) {
+		log_error("%s", error ? error : "bad config");
+		free(error);
+		return r;
+	}
+	if (r < 0) {
+		log_error("%s: %s", file, strerror(-r));
+		return r;
+	}
+	if (!(*ret)->state_dir) {
+		/* systemd's StateDirectory= (the first of a list). */
+		state = getenv("STATE_DIRECTORY");
+		(*ret)->state_dir = state && *state == '/' ? strndup(state, strcspn(state, ":"))
+							 : strdup("/var/lib/hwsight");
+		if (!(*ret)->state_dir) {
+			*ret = hwsd_config_free(*ret);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void apply_logging(const struct main_loop *ml)
+{
+	int target = ml->o.log_target >= 0 ? ml->o.log_target : ml->d.config->log_target;
+	int level = ml->o.log_level >= 0 ? ml->o.log_level : ml->d.config->log_level;
+
+	/* Detached, stderr goes nowhere. */
+	if (ml->detached)
+		target = access("/run/systemd/journal/socket", F_OK) == 0 ? HWSD_LOG_JOURNAL
+									    : HWSD_LOG_SYSLOG;
+	hwsd_log_setup(target, level);
+}
+
+/* What libsensors said last: the reason when it refuses its config. */
+static char sensors_said[512];
+
+static void sensors_log(void *userdata, const char *message)
+{
+	(void)userdata;
+	log_debug("sensors: %s", message);
+	snprintf(sensors_said, sizeof(sensors_said), "%s", message);
+}
+
+static int sensors_open(struct hwsd *d, const struct hwsd_config *c)
+{
+	struct hws_sensors_options so = {
+		.config = c->sensors_config, .reader = c->reader, .log = sensors_log,
+	};
+	int r;
+
+	sensors_said[0] = '\0';
+	r = hws_sensors_new(&so, &d->sensors);
+	if (r == -EINVAL)
+		log_error("sensors configuration refused: %s", sensors_said);
+	else if (r < 0)
+		log_error("sensors: %s: %s", c->sensors_config ? c->sensors_config : "/etc/sensors3.conf",
+			  strerror(-r));
+	return r;
+}
+
+void hwsd_status(struct hwsd *d)
+{
+	unsigned chips = atomic_load(&d->chips_active), alarms = atomic_load(&d->alarms_active);
+	size_t cams = 0;
+
+	for (size_t i = 0; i < d->n_cameras; i++)
+		cams += atomic_load(&d->cameras[i].present);
+	sd_notifyf(0, "STATUS=%s %u chip%s, %zu camera%s, %u alarm%s active", 
+		   atomic_load(&d->frozen) ? "frozen for sleep:" : "polling", chips, chips == 1 ? "" : "s",
+		   cams, cams == 1 ? "" : "s", alarms, alarms == 1 ? "" : "s");
+}
+
+/* The jobs, in the order in which one may trigger the next. */
+static int jobs_start(struct hwsd *d)
+{
+	int r = hwsd_cameras_start(d);
+
+	if (r >= 0)
+		r = hwsd_guard_start(d);
+	if (r >= 0)
+		r = hwsd_pollers_start(d);
+	return r;
+}
+
+static void jobs_stop(struct hwsd *d)
+{
+	hwsd_pollers_stop(d);
+	hwsd_guard_stop(d);
+	hwsd_cameras_stop(d);
+}
+
+static int reload(struct main_loop *ml)
+{
+	struct hwsd *d = &ml->d;
+	struct hwsd_config *c = NULL, *old = d->config;
+	int r;
+
+	log_info("reloading %s", ml->o.config ? ml->o.config : HWSD_DEFAULT_CONFIG);
+	r = load_config(ml->o.config, &c);
+	if (r < 0) {
+		log_error("reload refused; the running configuration stays in force");
+		return r;
+	}
+	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
+	jobs_stop(d);
+	/* libsensors allows one context: the new one (with sensors.conf
+	 * read again) can only be made once the old one is gone. */
+	d->sensors = hws_sensors_free(d->sensors);
+	r = sensors_open(d, c);
+	if (r < 0) {
+		log_error("reload refused; the running configuration stays in force");
+		hwsd_config_free(c);
+		c = old;
+		old = NULL;
+		if (sensors_open(d, c) < 0)
+			log_error("the running sensors configuration fails now too: no chip is polled");
+	}
+	d->config = c;
+	hwsd_config_free(old);
+	apply_logging(ml);
+	r = jobs_start(d);
+	if (r < 0)
+		log_error("restarting the jobs failed: %s", strerror(-r));
+	sd_notify(0, "READY=1");
+	hwsd_status(d);
+	return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct main_loop *ml = userdata;
+
+	(void)s;
+	switch (si->ssi_signo) {
+	case SIGHUP:
+		reload(ml);
+		break;
+	case SIGCHLD:
+		hwsd_exec_reap(&ml->d);
+		break;
+	default:
+		log_info("%s: stopping", strsignal((int)si->ssi_signo));
+		sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+		sd_event_exit(ml->event, 0);
+		break;
+	}
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The watchdog is fed only while the poll queue answers: a poller stuck
+ * in a read (a wedged SMBus) should get the service restarted, which
+ * feeding from the main loop alone would hide. A frozen queue is asleep
+ * on purpose.
+ */
+static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct main_loop *ml = userdata;
+	struct hwsd *d = &ml->d;
+	uint64_t beat = atomic_load(&d->heartbeat_ns);
+
+	if (atomic_load(&d->frozen) || !d->sensors || beat >= ml->heartbeat_asked_ns)
+		sd_notify(0, "WATCHDOG=1");
+	else
+		log_warning("the poll queue has not answered for %llu ms",
+			    (unsigned long long)(now_ns() - ml->heartbeat_asked_ns) / 1000000);
+	if (!d->sensors || beat >= ml->heartbeat_asked_ns) {
+		ml->heartbeat_asked_ns = now_ns();
+		if (d->sensors)
+			hwsd_pollers_heartbeat(d);
+	}
+	sd_event_source_set_time(s, usec + ml->watchdog_usec / 3);
+	return 0;
+}
+
+static int loop_setup(struct main_loop *ml)
+{
+	static const int signals[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+	uint64_t now;
+	int r;
+
+	r = sd_event_new(&ml->event);
+	for (size_t i = 0; r >= 0 && i < sizeof(signals) / sizeof(signals[0]); i++)
+		r = sd_event_add_signal(ml->event, NULL, signals[i], on_signal, ml);
+	if (r < 0)
+		return r;
+	r = hwsd_sleep_new(&ml->d, ml->event, &ml->sleep);
+	if (r < 0)
+		return r;
+	r = hwsd_hotplug_new(&ml->d, ml->event, &ml->hotplug);
+	if (r < 0) {
+		log_warning("no hotplug events (%s): chips and cameras that come later need a reload",
+			    strerror(-r));
+		ml->hotplug = NULL;
+	}
+	if (sd_watchdog_enabled(0, &ml->watchdog_usec) > 0) {
+		sd_event_now(ml->event, CLOCK_MONOTONIC, &now);
+		ml->heartbeat_asked_ns = 0;
+		r = sd_event_add_time(ml->event, &ml->watchdog, CLOCK_MONOTONIC,
+				      now + ml->watchdog_usec / 3, 0, on_watchdog, ml);
+		if (r < 0)
+			return r;
+		log_debug("watchdog: every %llu ms", (unsigned long long)ml->watchdog_usec / 1000);
+	}
+	return 0;
+}
+
+/*
+ * Detach as a classic daemon: the parent returns only once the child is
+ * ready (exit 0) or has failed (exit 1), so that a script starting it
+ * learns whether it runs.
+ */
+static int detach(struct main_loop *ml)
+{
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(fds[1]);
+		exit(read(fds[0], &c, 1) == 1 && c == 0 ? 0 : 1);
+	}
+	close(fds[0]);
+	ml->ready_fd = fds[1];
+	ml->detached = true;
+	if (setsid() < 0 || chdir("/") < 0)
+		return -errno;
+	return 0;
+}
+
+static void ready(struct main_loop *ml)
+{
+	int null;
+
+	sd_notify(0, "READY=1");
+	hwsd_status(&ml->d);
+	log_info("ready: %u chips, %zu cameras", atomic_load(&ml->d.chips_active), ml->d.n_cameras);
+	if (ml->ready_fd < 0)
+		return;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+	(void)!write(ml->ready_fd, "", 1);
+	close(ml->ready_fd);
+	ml->ready_fd = -1;
+}
+
+static int queues_create(struct hwsd *d)
+{
+	d->poll_wq = create_freezeable_workqueue("hwsight-poll");
+	d->capture_wq = create_freezeable_workqueue("hwsight-capture");
+	d->motion_wq = create_freezeable_workqueue("hwsight-motion");
+	return d->poll_wq && d->capture_wq && d->motion_wq ? 0 : -ENOMEM;
+}
+
+static void teardown(struct main_loop *ml)
+{
+	struct hwsd *d = &ml->d;
+
+	if (atomic_load(&d->frozen))
+		hwsd_sleep_prepare(d, false);
+	ml->hotplug = hwsd_hotplug_free(ml->hotplug);
+	ml->sleep = hwsd_sleep_free(ml->sleep);
+	jobs_stop(d);
+	if (d->poll_wq)
+		destroy_workqueue(d->poll_wq);
+	if (d->capture_wq)
+		destroy_workqueue(d->capture_wq);
+	if (d->motion_wq)
+		destroy_workqueue(d->motion_wq);
+	hwsd_exec_reap(d);
+	sd_event_source_unref(ml->watchdog);
+	sd_event_unref(ml->event);
+	hws_sensors_free(d->sensors);
+	hwsd_alarms_free(d->alarms);
+	hwsd_config_free(d->config);
+	pthread_mutex_destroy(&d->pollers_lock);
+}
+
+int main(int argc, char **argv)
+{
+	struct main_loop ml = { .ready_fd = -1 };
+	struct hwsd *d = &ml.d;
+	sigset_t mask;
+	int r;
+
+	if (parse_options(argc, argv, &ml.o) < 0)
+		return 1;
+	hwsd_log_setup(ml.o.log_target >= 0 ? ml.o.log_target : HWSD_LOG_AUTO,
+		       ml.o.log_level >= 0 ? ml.o.log_level : LOG_INFO);
+	if (load_config(ml.o.config, &d->config) < 0)
+		return 1;
+	if (ml.o.test_config) {
+		printf("%s: ok\n", d->config->path ? d->config->path : "no config file, the defaults");
+		hwsd_config_free(d->config);
+		return 0;
+	}
+	pthread_mutex_init(&d->pollers_lock, NULL);
+	hwsd_pollers_init(d);
+	if (!ml.o.foreground && !ml.o.once && !getenv("NOTIFY_SOCKET") && !getenv("INVOCATION_ID")) {
+		r = detach(&ml);
+		if (r < 0) {
+			log_error("cannot detach: %s", strerror(-r));
+			return 1;
+		}
+	}
+	apply_logging(&ml);
+	if (hwsd_alarms_new(&d->alarms) < 0 || sensors_open(d, d->config) < 0)
+		goto fail;
+	if (ml.o.once) {
+		r = hwsd_pollers_once(d, stdout);
+		if (r < 0)
+			log_error("writing the values failed: %s", strerror(-r));
+		teardown(&ml);
+		return r < 0 ? 1 : 0;
+	}
+	/* Every thread made from here on inherits the mask, so the signals
+	 * reach the main loop alone. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	r = queues_create(d);
+	if (r >= 0)
+		r = loop_setup(&ml);
+	if (r >= 0)
+		r = jobs_start(d);
+	if (r < 0) {
+		log_error("cannot start: %s", strerror(-r));
+		goto fail;
+	}
+	ready(&ml);
+	r = sd_event_loop(ml.event);
+	if (r < 0)
+		log_error("main loop: %s", strerror(-r));
+	teardown(&ml);
+	log_info("stopped");
+	return r < 0 ? 1 : 0;
+fail:
+	teardown(&ml);
+	return 1;
+}

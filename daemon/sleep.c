@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Suspend: logind says PrepareForSleep(true) before the system sleeps and
+ * PrepareForSleep(false) after it wakes. Before, the freezeable queues are
+ * frozen (running items finish, no new one starts), so that no poll runs
+ * against a chip that is being suspended; after, they are thawed and every
+ * chip is polled at once. A "delay" inhibitor lock, taken at start and
+ * again after each resume, makes logind wait for the freeze.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <systemd/sd-bus.h>
+
+#include "hwsightd.h"
+
+struct hwsd_sleep {
+	struct hwsd *d;
+	sd_bus *bus;
+	sd_bus_slot *inhibit_call;
+	int inhibit_fd;
+};
+
+static int inhibit_reply(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct hwsd_sleep *s = userdata;
+	const sd_bus_error *e = sd_bus_message_get_error(m);
+	int fd, r;
+
+	(void)error;
+	s->inhibit_call = sd_bus_slot_unref(s->inhibit_call);
+	if (e) {
+		log_debug("logind: no delay lock (%s); suspend will not wait for the freeze", e->message);
+		return 0;
+	}
+	r = sd_bus_message_read(m, "h", &fd);
+	if (r < 0)
+		return 0;
+	/* The message owns its fd. */
+	s->inhibit_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	log_debug("logind: holding a delay lock for sleep");
+	return 0;
+}
+
+static void inhibit(struct hwsd_sleep *s)
+{
+	int r;
+
+	if (s->inhibit_fd >= 0 || s->inhibit_call)
+		return;
+	r = sd_bus_call_method_async(s->bus, &s->inhibit_call, "org.freedesktop.login1",
+				     "/org/freedesktop/login1", "org.freedesktop.login1.Manager",
+				     "Inhibit", inhibit_reply, s, "ssss", "sleep", "hwsightd",
+				     "Freezing the sensor pollers", "delay");
+	if (r < 0)
+		log_debug("logind: cannot ask for a delay lock: %s", strerror(-r));
+}
+
+void hwsd_sleep_prepare(struct hwsd *d, bool start)
+{
+	int r;
+
+	if (start) {
+		if (atomic_load(&d->frozen))
+			return;
+		log_info("the system is going to sleep: freezing the pollers");
+		r = freeze_workqueues();
+		if (r < 0) {
+			log_warning("freezing the pollers failed (%s); they run on", strerror(-r));
+			return;
+		}
+		atomic_store(&d->frozen, true);
+		hwsd_status(d);
+		return;
+	}
+	if (!atomic_load(&d->frozen))
+		return;
+	/* Queue every poller now, then let them all run. */
+	hwsd_pollers_kick(d);
+	thaw_workqueues();
+	atomic_store(&d->frozen, false);
+	log_info("the system woke up: polling every chip now");
+	hwsd_status(d);
+}
+
+static int prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct hwsd_sleep *s = userdata;
+	int start, r;
+
+	(void)error;
+	r = sd_bus_message_read(m, "b", &start);
+	if (r < 0) {
+		log_warning("logind: a PrepareForSleep signal without its argument");
+		return 0;
+	}
+	hwsd_sleep_prepare(s->d, start);
+	if (start) {
+		/* Frozen: let the system go to sleep. */
+		if (s->inhibit_fd >= 0)
+			close(s->inhibit_fd);
+		s->inhibit_fd = -1;
+	} else
+		inhibit(s);
+	return 0;
+}
+
+int hwsd_sleep_new(struct hwsd *d, sd_event *e, struct hwsd_sleep **ret)
+{
+	struct hwsd_sleep *s;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->d = d;
+	s->inhibit_fd = -1;
+	r = sd_bus_open_system(&s->bus);
+	if (r < 0) {
+		/* No bus (a container, early boot): polling goes on during
+		 * suspend, which is harmless for most chips. */
+		log_notice("no system bus (%s): pollers will not be frozen for suspend", strerror(-r));
+		*ret = s;
+		return 0;
+	}
+	r = sd_bus_match_signal(s->bus, NULL, "org.freedesktop.login1", "/org/freedesktop/login1",
+				"org.freedesktop.login1.Manager", "PrepareForSleep",
+				prepare_for_sleep, s);
+	if (r >= 0)
+		r = sd_bus_attach_event(s->bus, e, SD_EVENT_PRIORITY_NORMAL);
+	if (r < 0) {
+		log_error("system bus: cannot listen for PrepareForSleep: %s", strerror(-r));
+		hwsd_sleep_free(s);
+		return r;
+	}
+	inhibit(s);
+	*ret = s;
+	return 0;
+}
+
+struct hwsd_sleep *hwsd_sleep_free(struct hwsd_sleep *s)
+{
+	if (!s)
+		return NULL;
+	sd_bus_slot_unref(s->inhibit_call);
+	if (s->inhibit_fd >= 0)
+		close(s->inhibit_fd);
+	sd_bus_flush_close_unref(s->bus);
+	free(s);
+	return NULL;
+}
