@@ -19,6 +19,7 @@ struct parser {
 	struct hwsd_config *c;
 	FILE *f;
 	unsigned line;          /* the line inih is handling */
+	bool midline;           /* the last read stopped inside a long line */
 	char *error;            /* the first reason, without FILE:LINE */
 	unsigned error_line;
 	bool oom;
@@ -30,8 +31,12 @@ static char *read_line(char *str, int num, void *stream)
 	struct parser *p = stream;
 	char *r = fgets(str, num, p->f);
 
-	if (r)
-		p->line++;
+	if (r) {
+		/* inih reads long lines in pieces; count each line once. */
+		if (!p->midline)
+			p->line++;
+		p->midline = !strchr(r, '\n');
+	}
 	return r;
 }
 

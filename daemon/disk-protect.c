@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Disk protection, as hdapsd does it: the motion sensor is sampled by a
- * self-rearming delayed_work; on a sudden motion or a fall the heads of
+ * Motion events and disk protection, as hdapsd does it: the motion sensor
+ * is sampled by a self-rearming delayed_work; on a sudden motion or a fall
+ * a "motion" event is logged, snapshots are asked for, and the heads of
  * every configured disk are parked by writing a time in ms to
- * /sys/block/DISK/device/unload_heads, the park is renewed every second
+ * /sys/block/DISK/device/unload_heads. The park is renewed every second
  * while the motion lasts (the kernel releases it by itself when the time
- * runs out), and released with 0 once the detector calls the motion over.
+ * runs out), and released with 0 once the detector calls the motion over
+ * ("motion-end").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@ struct hwsd_guard {
 	struct hws_motion *motion;
 	struct hws_motion_detector *detector;
 	char *disks;                 /* "sda sdb", for messages and events */
+	bool in_motion;
 	bool parked;
 	uint64_t parked_ms;          /* when the park was last written */
 	int last_error;
@@ -46,7 +49,7 @@ static int write_unload_heads(const char *disk, unsigned ms)
 
 	snprintf(path, sizeof(path), "/sys/block/%s/device/unload_heads", disk);
 	len = snprintf(value, sizeof(value), "%u", ms);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, value, (size_t)len) != len)
@@ -72,14 +75,17 @@ static void park_all(struct hwsd_guard *g, unsigned ms)
 	g->parked_ms = now_ms();
 }
 
-static void event(struct hwsd_guard *g, const char *name, const char *why)
+static void event(struct hwsd_guard *g, const char *name, const char *what)
 {
 	struct hwsd_event ev = HWSD_EVENT_INIT(name);
-	bool park = !strcmp(name, "park");
+	bool begins = !strcmp(name, "motion");
 
 	ev.disks = g->disks;
-	hwsd_log_event(LOG_NOTICE, &ev, "%s: %s the heads of %s", why,
-		       park ? "parking" : "releasing", g->disks);
+	if (*g->disks)
+		hwsd_log_event(LOG_NOTICE, &ev, "%s: %s the heads of %s", what,
+			       begins ? "parking" : "releasing", g->disks);
+	else
+		hwsd_log_event(LOG_NOTICE, &ev, "%s", what);
 	hwsd_exec(g->d, &ev);
 }
 
@@ -106,18 +112,18 @@ static void guard_work(struct work_struct *work)
 	if (events < 0)
 		goto rearm;
 	hws_motion_detector_get_state(g->detector, &state);
-	if (events & (HWS_MOTION_EVENT_SUDDEN_MOTION | HWS_MOTION_EVENT_FREE_FALL)) {
-		const char *what = events & HWS_MOTION_EVENT_FREE_FALL ? "free fall" : "sudden motion";
-
-		if (!g->parked) {
+	if (!g->in_motion && (events & (HWS_MOTION_EVENT_SUDDEN_MOTION | HWS_MOTION_EVENT_FREE_FALL))) {
+		g->in_motion = true;
+		if (m->n_disks)
 			park_all(g, m->park_ms);
-			event(g, "park", what);
-			hwsd_cameras_trigger(g->d, HWSD_SNAP_MOTION);
-		}
+		event(g, "motion", events & HWS_MOTION_EVENT_FREE_FALL ? "free fall" : "sudden motion");
+		hwsd_cameras_trigger(g->d, HWSD_SNAP_MOTION);
 	}
-	if (g->parked && !state.moving && !state.falling) {
-		park_all(g, 0);
-		event(g, "unpark", "motion over");
+	if (g->in_motion && !state.moving && !state.falling) {
+		g->in_motion = false;
+		if (g->parked)
+			park_all(g, 0);
+		event(g, "motion-end", "motion over");
 	} else if (g->parked && now_ms() - g->parked_ms >= RENEW_MS)
 		park_all(g, m->park_ms);
 rearm:
@@ -135,10 +141,6 @@ int hwsd_guard_start(struct hwsd *d)
 
 	if (!m->enabled)
 		return 0;
-	if (!m->n_disks) {
-		log_warning("[motion] enabled, but no disks= to protect");
-		return 0;
-	}
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
@@ -160,7 +162,7 @@ int hwsd_guard_start(struct hwsd *d)
 		goto fail;
 	for (size_t i = 0; i < m->n_disks; i++)
 		len += strlen(m->disks[i]) + 1;
-	g->disks = calloc(1, len);
+	g->disks = calloc(1, len + 1);
 	if (!g->disks) {
 		r = -ENOMEM;
 		goto fail;
@@ -175,8 +177,8 @@ int hwsd_guard_start(struct hwsd *d)
 		if (access(path, W_OK) < 0)
 			log_warning("%s: %s: %s; it cannot be protected", m->disks[i], path, strerror(errno));
 	}
-	log_info("disk protection: watching the motion sensor every %u ms for %s", m->interval_ms,
-		 g->disks);
+	log_info("watching the motion sensor every %u ms%s%s", m->interval_ms,
+		 m->n_disks ? " to protect " : " (no disks to protect)", g->disks);
 	d->guard = g;
 	queue_delayed_work(d->motion_wq, &g->dwork, 0);
 	return 0;

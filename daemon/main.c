@@ -367,7 +367,9 @@ static void ready(struct main_loop *ml)
 
 	sd_notify(0, "READY=1");
 	hwsd_status(&ml->d);
-	log_info("ready: %u chips, %zu cameras", atomic_load(&ml->d.chips_active), ml->d.n_cameras);
+	log_info("ready: %u chip%s, %zu camera%s", atomic_load(&ml->d.chips_active),
+		 atomic_load(&ml->d.chips_active) == 1 ? "" : "s", ml->d.n_cameras,
+		 ml->d.n_cameras == 1 ? "" : "s");
 	if (ml->ready_fd < 0)
 		return;
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);

@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# hwsightd against umockdev testbeds, for what the lab cannot give: the
+# PC87427 polled on the freezeable queue, its alarm bits rising and falling
+# while the daemon runs, and disk protection with an ams motion sensor and
+# a disk whose unload_heads the daemon writes (hdapsd's protocol: a park
+# time in ms, renewed while the motion lasts, 0 when it is over). It is
+# also the daemon's run under the sanitizers, TSan included.
+. "$(dirname "$0")/lib.sh"
+
+if [ -z "${HWSIGHTD:-}" ] || [ ! -x "$HWSIGHTD" ]; then
+	die "HWSIGHTD must name hwsightd (got '${HWSIGHTD:-}'); run through ctest or set it"
+fi
+PC87427=$TESTBEDS/pc87427.umockdev
+
+# --- --once: the values the CLI reads, the alarms the chip raises
+under "$PC87427" -- "$HWSIGHTD" --once -c /dev/null
+expect_eq "--once exits 0" 0 "$RC"
+expect_line "--once: fan1 as the driver gives it" '^pc87427-isa-0900 fan1 1406\.000 RPM$' "$OUT"
+expect_line "--once: fan3's alarm bit" '^pc87427-isa-0900 fan3 [0-9.]+ RPM ALARM\(' "$OUT"
+expect_line "--once: temp2 over its max" '^pc87427-isa-0900 temp2 [0-9.]+ °C .*ALARM\(max\)' "$OUT"
+
+# --- the running daemon, the chip's alarm bits changing under it, and
+# the heads of sda parked and released as the "machine" is shaken.
+cat >"$TMP/hwsightd.conf" <<EOF
+[daemon]
+poll_interval = 200ms
+state_directory = $TMP/state
+log_target = stderr
+log_level = debug
+exec = echo "\$HWSIGHT_EVENT \$HWSIGHT_DISKS" >>$TMP/exec.log
+
+[motion]
+enabled = yes
+sensitivity = 15
+interval = 20ms
+disks = sda
+park_time = 3s
+EOF
+cat >"$TMP/disk.umockdev" <<'EOF'
+P: /devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0
+E: SUBSYSTEM=scsi
+E: DEVTYPE=scsi_device
+A: unload_heads=0\n
+
+P: /devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda
+E: SUBSYSTEM=block
+E: DEVTYPE=disk
+E: DEVNAME=/dev/sda
+EOF
+cat >"$TMP/run.sh" <<'EOF'
+sys=$UMOCKDEV_DIR/sys/devices
+scsi=$sys/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0
+# umockdev makes no "device" link; the kernel has one.
+ln -s ../.. "$scsi/block/sda/device"
+cur=$sys/platform/ams/current
+chip=$sys/platform/pc87427.2304
+set_to() { printf '%s\n' "$2" >"$1.new" && mv "$1.new" "$1"; }
+hold() { set_to "$cur" "$1"; sleep "$2"; }
+heads() { echo "$(cat "$scsi/unload_heads") $1" >>"$TMP/heads.log"; }
+"$HWSIGHTD" -f -c "$TMP/hwsightd.conf" 2>"$TMP/daemon.log" &
+pid=$!
+hold "2 -1 49" 1.5
+# In place, as sysfs changes: the daemon keeps the file open.
+echo 1 >"$chip/fan1_alarm"; sleep 1
+echo 0 >"$chip/fan1_alarm"; sleep 1
+heads calm
+for i in 1 2 3 4 5 6 7 8; do hold "30 0 50" 0.04; hold "-30 0 50" 0.04; done
+heads shaken
+set_to "$scsi/unload_heads" 0   # as if the kernel's park timer ran out
+for i in $(seq 15); do hold "30 0 50" 0.04; hold "-30 0 50" 0.04; done
+heads still-shaken
+hold "2 -1 49" 3
+heads calm-again
+kill -HUP "$pid"; sleep 1
+kill -TERM "$pid"
+wait "$pid"
+echo "exit $?" >>"$TMP/heads.log"
+EOF
+TMP=$TMP HWSIGHTD=$HWSIGHTD umockdev-run -d "$PC87427" -d "$TESTBEDS/ams.umockdev" \
+	-d "$TMP/disk.umockdev" -- bash "$TMP/run.sh"
+log=$(cat "$TMP/daemon.log")
+heads=$(cat "$TMP/heads.log")
+
+expect_line "the chip is polled every 200 ms" '^<6>pc87427-isa-0900: polling every 200 ms \(no \[chip\] section matches it\)$' "$log"
+expect_line "fan1's alarm bit raises an alarm" '^<4>alarm: pc87427-isa-0900 fan1.*: 1406 RPM, alarm$' "$log"
+expect_line "... which ends when the bit clears" '^<5>alarm end: pc87427-isa-0900 fan1' "$log"
+expect_eq "the alarms present at start are logged once each" 1 \
+	"$(grep -c '^<4>alarm: pc87427-isa-0900 fan3' <<<"$log")"
+expect_line "the motion sensor is watched" '^<6>watching the motion sensor every 20 ms to protect sda$' "$log"
+expect_eq "heads not parked while calm" "0 calm" "$(sed -n 1p <<<"$heads")"
+expect_eq "a shake parks them for park_time" "3000 shaken" "$(sed -n 2p <<<"$heads")"
+expect_line "... and says so" '^<5>sudden motion: parking the heads of sda$' "$log"
+expect_eq "parked once while the shaking lasts" 1 "$(grep -c 'parking the heads' <<<"$log")"
+expect_eq "the park is renewed while the shaking lasts" "3000 still-shaken" "$(sed -n 3p <<<"$heads")"
+expect_eq "released with 0 once calm" "0 calm-again" "$(sed -n 4p <<<"$heads")"
+expect_line "... and says so" '^<5>motion over: releasing the heads of sda$' "$log"
+expect_line "exec= ran for the motion" '^motion sda$' "$(cat "$TMP/exec.log")"
+expect_line "... and for its end" '^motion-end sda$' "$(cat "$TMP/exec.log")"
+expect_line "SIGHUP reloads" '^<6>reloading ' "$log"
+expect_eq "SIGTERM: exit 0" "exit 0" "$(sed -n 5p <<<"$heads")"
+expect_no_line "no sanitizer report" 'Sanitizer|runtime error' "$log"
+
+summary
