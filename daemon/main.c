@@ -38,7 +38,7 @@ struct main_loop {
 	uint64_t watchdog_usec;
 	uint64_t heartbeat_asked_ns;
 	int ready_fd;           /* the detached parent waits on it; -1 */
-	bool detached;
+	bool detached;          /* and ready: stderr is /dev/null */
 };
 
 static void usage(FILE *f)
@@ -355,7 +355,6 @@ static int detach(struct main_loop *ml)
 	}
 	close(fds[0]);
 	ml->ready_fd = fds[1];
-	ml->detached = true;
 	if (setsid() < 0 || chdir("/") < 0)
 		return -errno;
 	return 0;
@@ -382,6 +381,9 @@ static void ready(struct main_loop *ml)
 	(void)!write(ml->ready_fd, "", 1);
 	close(ml->ready_fd);
 	ml->ready_fd = -1;
+	/* Until now errors went to the terminal that started us. */
+	ml->detached = true;
+	apply_logging(ml);
 }
 
 static int queues_create(struct hwsd *d)
