@@ -229,7 +229,8 @@ static struct hwsd_chip_conf *chip_section(struct parser *p, const char *pattern
 	for (size_t i = 0; i < c->n_chips; i++)
 		if (!strcmp(c->chips[i].pattern, pattern))
 			return &c->chips[i];
-	if (hws_sensors_chip_match(NULL, NULL, pattern) < 0) {
+	/* "*" is every chip, which libsensors spells "*-*". */
+	if (strcmp(pattern, "*") && hws_sensors_chip_match(NULL, NULL, pattern) < 0) {
 		fail(p, "[chip %s]: not a chip name pattern (\"w83793-*\", \"applesmc-isa-0300\")",
 		     pattern);
 		return NULL;
@@ -582,7 +583,8 @@ const struct hwsd_chip_conf *hwsd_config_chip(const struct hwsd_config *c,
 					      const struct hws_chip *chip)
 {
 	for (size_t i = 0; i < c->n_chips; i++)
-		if (hws_sensors_chip_match(s, chip, c->chips[i].pattern) > 0)
+		if (!strcmp(c->chips[i].pattern, "*") ||
+		    hws_sensors_chip_match(s, chip, c->chips[i].pattern) > 0)
 			return &c->chips[i];
 	return NULL;
 }

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hwsightd.conf as the daemon reads it (daemon/config.c): the defaults,
+ * every kind of value, and for each mistake the FILE:LINE and reason a
+ * user is shown.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <syslog.h>
+
+#include "config.h"
+#include "task.h"
+
+static char path[] = "/tmp/hwsightd-conf-XXXXXX";
+
+static int load(const char *text, struct hwsd_config **ret, char **ret_error)
+{
+	int fd = mkstemp(path);
+	FILE *f;
+	int r;
+
+	if (fd < 0)
+		FAIL("mkstemp: %s", strerror(errno));
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	*ret_error = NULL;
+	r = hwsd_config_load(path, ret, ret_error);
+	unlink(path);
+	strcpy(path + strlen(path) - 6, "XXXXXX");
+	return r;
+}
+
+/* The reason after "FILE:", e.g. "3: poll_interval: ..." */
+static void expect_error(const char *text, const char *want)
+{
+	struct hwsd_config *c = NULL;
+	char *error;
+	int r = load(text, &c, &error);
+
+	ASSERT_EQ(r, -EINVAL);
+	ASSERT_NULL(c);
+	ASSERT_NOT_NULL(error);
+	ASSERT_EQ(strncmp(error, "/tmp/hwsightd-conf-", 19), 0);
+	ASSERT_STR_EQ(strchr(error, ':') + 1, want);
+	free(error);
+}
+
+TEST(defaults_without_a_file)
+{
+	struct hwsd_config *c = NULL;
+
+	ASSERT_EQ(hwsd_config_load(NULL, &c, NULL), 0);
+	ASSERT_EQ(c->poll_ms, 2000);
+	ASSERT_EQ(c->reader, HWS_READER_PREAD);
+	ASSERT_EQ(c->n_chips, 0);
+	ASSERT_EQ(c->n_cameras, 0);
+	ASSERT_FALSE(c->motion.enabled);
+	ASSERT_EQ(c->motion.park_ms, 5000);
+	ASSERT_NULL(c->path);
+	hwsd_config_free(c);
+}
+
+TEST(missing_file)
+{
+	struct hwsd_config *c = NULL;
+	char *error = NULL;
+
+	ASSERT_EQ(hwsd_config_load("/nonexistent/hwsightd.conf", &c, &error), -ENOENT);
+	ASSERT_NULL(error);
+}
+
+TEST(every_key)
+{
+	struct hwsd_config *c = NULL;
+	char *error;
+
+	ASSERT_EQ(load("; a comment\n"
+		       "[daemon]\n"
+		       "poll_interval = 1.5s\n"
+		       "reader = fast\n"
+		       "sensors_config = /etc/my-sensors.conf\n"
+		       "state_directory = /srv/hwsight\n"
+		       "exec = logger \"$HWSIGHT_EVENT\"\n"
+		       "log_target = journal\n"
+		       "log_level = debug\n"
+		       "[chip w83793-*]\n"
+		       "poll_interval = 500ms\n"
+		       "chip_alarms = no\n"
+		       "temp1.max = 75.5\n"
+		       "CPU Fan.min = 600\n"
+		       "hysteresis = 3\n"
+		       "[camera front]\n"
+		       "device = /dev/video0\n"
+		       "size = 640x480\n"
+		       "fps = 12.5\n"
+		       "snapshot_interval = 5min\n"
+		       "snapshot_on_alarm = off\n"
+		       "format = png\n"
+		       "quality = 90\n"
+		       "skip_frames = 0\n"
+		       "keep = 0\n"
+		       "[motion]\n"
+		       "enabled = true\n"
+		       "sensitivity = 20\n"
+		       "interval = 50ms\n"
+		       "disks = sda, sdb\n"
+		       "park_time = 30s\n", &c, &error), 0);
+	ASSERT_EQ(c->poll_ms, 1500);
+	ASSERT_EQ(c->reader, HWS_READER_FAST);
+	ASSERT_STR_EQ(c->sensors_config, "/etc/my-sensors.conf");
+	ASSERT_STR_EQ(c->state_dir, "/srv/hwsight");
+	ASSERT_STR_EQ(c->exec, "logger \"$HWSIGHT_EVENT\"");
+	ASSERT_EQ(c->log_level, LOG_DEBUG);
+	ASSERT_EQ(c->n_chips, 1);
+	ASSERT_STR_EQ(c->chips[0].pattern, "w83793-*");
+	ASSERT_EQ(c->chips[0].poll_ms, 500);
+	ASSERT_FALSE(c->chips[0].chip_alarms);
+	ASSERT_FALSE(c->chips[0].hysteresis_percent);
+	ASSERT_EQ(c->chips[0].n_thresholds, 2);
+	ASSERT_STR_EQ(c->chips[0].thresholds[0].feature, "temp1");
+	ASSERT_TRUE(c->chips[0].thresholds[0].is_max);
+	ASSERT_TRUE(c->chips[0].thresholds[0].limit == 75.5);
+	ASSERT_STR_EQ(c->chips[0].thresholds[1].feature, "CPU Fan");
+	ASSERT_FALSE(c->chips[0].thresholds[1].is_max);
+	ASSERT_EQ(c->chips[0].thresholds[1].line, 14);
+	ASSERT_EQ(c->n_cameras, 1);
+	ASSERT_STR_EQ(c->cameras[0].name, "front");
+	ASSERT_EQ(c->cameras[0].width, 640);
+	ASSERT_EQ(c->cameras[0].interval.num, 2);
+	ASSERT_EQ(c->cameras[0].interval.den, 25);
+	ASSERT_EQ(c->cameras[0].snapshot_ms, 300000);
+	ASSERT_FALSE(c->cameras[0].on_alarm);
+	ASSERT_TRUE(c->cameras[0].on_motion);
+	ASSERT_EQ(c->cameras[0].type, HWS_IMAGE_PNG);
+	ASSERT_EQ(c->cameras[0].keep, 0);
+	ASSERT_TRUE(c->motion.enabled);
+	ASSERT_EQ(c->motion.n_disks, 2);
+	ASSERT_STR_EQ(c->motion.disks[1], "sdb");
+	ASSERT_EQ(c->motion.park_ms, 30000);
+	hwsd_config_free(c);
+}
+
+TEST(a_section_twice_is_one_section)
+{
+	struct hwsd_config *c = NULL;
+	char *error;
+
+	ASSERT_EQ(load("[chip *]\ntemp1.max = 1\n[camera a]\ndevice = /dev/video1\n"
+		       "[chip *]\ntemp2.max = 2\n", &c, &error), 0);
+	ASSERT_EQ(c->n_chips, 1);
+	ASSERT_EQ(c->chips[0].n_thresholds, 2);
+	hwsd_config_free(c);
+}
+
+TEST(durations)
+{
+	static const struct { const char *text; int r; unsigned ms; } cases[] = {
+		{ "2", 0, 2000 }, { "2s", 0, 2000 }, { "250ms", 0, 250 }, { "1.5 s", 0, 1500 },
+		{ "5min", 0, 300000 }, { "1h", 0, 3600000 }, { "0", 0, 0 },
+		{ "", -EINVAL, 0 }, { "s", -EINVAL, 0 }, { "-1s", -EINVAL, 0 },
+		{ "2 fortnights", -EINVAL, 0 }, { "nan", -EINVAL, 0 }, { "1e30", -ERANGE, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned ms = 12345;
+
+		ASSERT_EQ(hwsd_parse_duration(cases[i].text, &ms), cases[i].r);
+		ASSERT_EQ(ms, cases[i].r ? 12345 : cases[i].ms);
+	}
+}
+
+TEST(mistakes_are_refused_with_their_line)
+{
+	expect_error("[daemon]\npoll_interval = 2x\n",
+		     "2: poll_interval: \"2x\" is not a duration (500ms, 2s, 5min, 1h)");
+	expect_error("[daemon]\npoll_interval = 50ms\n",
+		     "2: poll_interval: 50ms is out of range (100 ms to 86400000 ms)");
+	expect_error("[daemon]\nreader = quick\n",
+		     "2: reader: \"quick\" is not fast, pread or libsensors");
+	expect_error("[daemon]\nlog_level = loud\n",
+		     "2: log_level: \"loud\" is not debug, info, notice, warning or err");
+	expect_error("[daemon]\nstate_directory = var/lib\n",
+		     "2: state_directory: \"var/lib\" is not an absolute path");
+	expect_error("[daemon]\nexec =\n", "2: exec: empty value");
+	expect_error("[daemon]\ncolour = blue\n", "2: unknown key \"colour\" in [daemon]");
+	expect_error("poll_interval = 1s\n",
+		     "1: \"poll_interval\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion])");
+	expect_error("[deamon]\npoll_interval = 1s\n", "2: unknown section [deamon]");
+	expect_error("[daemon]\nthis line has no equals sign\n",
+		     "2: not a [section] or a key = value line");
+	expect_error("[chip w83793-i2c-x-zz]\ntemp1.max = 1\n",
+		     "2: [chip w83793-i2c-x-zz]: not a chip name pattern (\"w83793-*\", \"applesmc-isa-0300\")");
+	expect_error("[chip *]\ntemp1.maximum = 1\n",
+		     "2: unknown key \"temp1.maximum\" in [chip *] (thresholds are FEATURE.min and FEATURE.max)");
+	expect_error("[chip *]\ntemp1.max = hot\n", "2: temp1.max: \"hot\" is not a number");
+	expect_error("[chip *]\nhysteresis = five\n", "2: hysteresis: \"five\" is not a number or a percentage");
+	expect_error("[chip *]\nchip_alarms = maybe\n",
+		     "2: chip_alarms: \"maybe\" is not a boolean (yes or no)");
+	expect_error("[camera ../etc]\ndevice = /dev/video0\n",
+		     "2: [camera ../etc]: a camera name is letters, digits, '-' and '_'");
+	expect_error("[camera a]\ndevice = video0\n",
+		     "2: device: \"video0\" is not a device path (/dev/video0)");
+	expect_error("[camera a]\ndevice = /dev/video0\nsize = 640*480\n",
+		     "3: size: \"640*480\" is not WIDTHxHEIGHT");
+	expect_error("[camera a]\ndevice = /dev/video0\nfps = 40\n",
+		     "3: fps: 40 fps is not a whole number of 1/300 s ticks; 37.5 or 42.8571 fps are");
+	expect_error("[camera a]\ndevice = /dev/video0\nformat = gif\n",
+		     "3: format: \"gif\" is not jpg, png or ppm");
+	expect_error("[camera a]\ndevice = /dev/video0\nquality = 0\n",
+		     "3: quality: \"0\" is not 1 to 100");
+	expect_error("[camera a]\nsize = 640x480\n", "2: [camera a]: no device");
+	expect_error("[motion]\ndisks = sda ../../etc/passwd\n",
+		     "2: disks: \"../../etc/passwd\" is not a disk name (sda, nvme0n1)");
+	expect_error("[motion]\npark_time = 60s\n",
+		     "2: park_time: 60s is out of range (1000 ms to 30000 ms)");
+	/* The first mistake is the one reported. */
+	expect_error("[daemon]\nreader = quick\nlog_level = loud\n",
+		     "2: reader: \"quick\" is not fast, pread or libsensors");
+	expect_error("[daemon]\nno equals\nreader = quick\n",
+		     "2: not a [section] or a key = value line");
+}
+
+TEST(long_lines_keep_the_count)
+{
+	char text[1024];
+	int n = snprintf(text, sizeof(text), "[daemon]\n# %0500d\nreader = quick\n", 0);
+
+	ASSERT_LT(n, (int)sizeof(text));
+	expect_error(text, "3: reader: \"quick\" is not fast, pread or libsensors");
+}
+
+int main(int argc, char **argv) { return hws_test_main(argc, argv); }
