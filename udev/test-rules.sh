@@ -26,14 +26,7 @@
 set -u
 
 RULES=${1:-}
-PASS=0
-FAIL=0
-
-die() {
-	printf 'not ok - %s\n' "$*"
-	printf 'Bail out! %s\n' "$*" >&2
-	exit 1
-}
+. "$(dirname "$0")/../tests/tap.sh"
 
 if [ -z "$RULES" ] || [ ! -f "$RULES" ]; then
 	die "usage: $0 RULES (got '${RULES}')"
@@ -53,18 +46,6 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hwsight-udev.XXXXXX") || die "cannot create a temporary directory"
 trap 'rm -rf "$TMP"' EXIT
 mkdir "$TMP/empty"
-
-ok() {
-	PASS=$((PASS + 1))
-	printf 'ok - %s\n' "$1"
-}
-
-not_ok() {
-	FAIL=$((FAIL + 1))
-	printf 'not ok - %s\n' "$1"
-	shift
-	printf '%s\n' "$@" | sed 's/^/#   /'
-}
 
 # run RULES_FILE TESTBED ACTION SYSPATH: udevadm test's output in $OUT.
 run() {
@@ -321,5 +302,4 @@ expect "vivid capture node" "$TMP/vivid.umockdev" /sys/devices/platform/vivid.0/
 expect "PC87427 hwmon removed" "$TESTBEDS/pc87427.umockdev" /sys/devices/platform/pc87427.2304/hwmon/hwmon0 no remove
 
 printf '1..%d\n' $((PASS + FAIL))
-printf '# %d passed, %d failed\n' "$PASS" "$FAIL"
-[ "$FAIL" -eq 0 ]
+summary

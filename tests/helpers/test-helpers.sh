@@ -17,11 +17,7 @@
 
 set -u
 
-die() {
-	printf 'not ok - %s\n' "$*"
-	printf 'Bail out! %s\n' "$*" >&2
-	exit 1
-}
+. "$(dirname "$0")/../tap.sh"
 
 usage() {
 	die "usage: $0 dgram-listen DGRAM_LISTEN JOURNAL_SEND | fake-logind FAKE_LOGIND"
@@ -52,8 +48,6 @@ if [ "$CASE" = dgram-listen ] && [ -z "${HWS_HELPERS_IN_NS:-}" ]; then
 	exec "${ns[@]}" -- bash "$0" "$CASE" "$@"
 fi
 
-PASS=0
-FAIL=0
 PIDS=()
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hwsight-helpers.XXXXXX") ||
@@ -67,46 +61,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-ok() {
-	PASS=$((PASS + 1))
-	printf 'ok - %s\n' "$1"
-}
-
-# not_ok WHAT [DETAIL...]: each detail line is printed after "#   ".
-not_ok() {
-	local what=$1 line
-	FAIL=$((FAIL + 1))
-	printf 'not ok - %s\n' "$what"
-	shift
-	for line in "$@"; do
-		printf '%s\n' "$line" | cut -c1-300 | sed 's/^/#   /'
-	done
-}
-
-expect_eq() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		not_ok "$1" "expected:" "$2" "got:" "$3"
-	fi
-}
-
-# check WHAT COMMAND...: ok if COMMAND succeeds.
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		ok "$what"
-	else
-		not_ok "$what" "failed: $*"
-	fi
-}
-
-summary() {
-	printf '# %d passed, %d failed\n' "$PASS" "$FAIL"
-	[ "$FAIL" -eq 0 ]
-}
 
 # wait_for FILE ERE [SECONDS]: until a line of FILE matches.
 wait_for() {

@@ -10,14 +10,7 @@
 
 set -u
 
-PASS=0
-FAIL=0
-
-die() {
-	printf 'not ok - %s\n' "$*"
-	printf 'Bail out! %s\n' "$*" >&2
-	exit 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 # A missing tool is a failure, never a skip: these tests are the only
 # thing that runs hwsight against PC87427 and applesmc sysfs trees.
@@ -35,27 +28,6 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hwsight-umockdev.XXXXXX") ||
 	die "cannot create a temporary directory"
 trap 'rm -rf "$TMP"' EXIT
-
-ok() {
-	PASS=$((PASS + 1))
-	printf 'ok - %s\n' "$1"
-}
-
-# not_ok WHAT [DETAIL...]: each detail line is printed after "#   ".
-not_ok() {
-	local what=$1 line
-	FAIL=$((FAIL + 1))
-	printf 'not ok - %s\n' "$what"
-	shift
-	for line in "$@"; do
-		printf '%s\n' "$line" | sed 's/^/#   /'
-	done
-}
-
-summary() {
-	printf '# %d passed, %d failed\n' "$PASS" "$FAIL"
-	[ "$FAIL" -eq 0 ]
-}
 
 # under BED... -- COMMAND...: run COMMAND in a testbed made of the given
 # .umockdev files. Sets OUT, ERR (without trailing newlines) and RC.
@@ -83,15 +55,6 @@ hws() {
 	done
 	shift
 	under "${beds[@]}" -- "$HWSIGHT" "$@"
-}
-
-# expect_eq WHAT EXPECTED ACTUAL
-expect_eq() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		not_ok "$1" "expected: $2" "actual:   $3"
-	fi
 }
 
 # expect_same WHAT EXPECTED_TEXT ACTUAL_TEXT: multi-line, shows a diff.
