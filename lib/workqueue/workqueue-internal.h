@@ -27,6 +27,7 @@ struct hws__cwq {
 	unsigned long completed;           /* L: wq->lock; items finished */
 	int running;                       /* L: wq->lock; >1 while flushing from a handler */
 	bool idle;                         /* L: wq->lock; waiting on more_work */
+	bool timer_kick;                   /* timer thread only: signal it unlocked */
 	pthread_cond_t more_work;
 	pthread_cond_t work_done;
 	pthread_t thread;
@@ -44,11 +45,10 @@ struct workqueue_struct {
 	_Atomic unsigned int next_worker;  /* round-robin for queue_work() */
 
 	struct hws__timer_base timers;     /* L: lock */
-	pthread_cond_t timer_cond;
+	int timer_fd;                      /* the timer thread's alarm */
 	pthread_t timer_thread;
-	bool timer_idle;                   /* L: lock; timer thread waiting */
-	bool timer_has_deadline;           /* L: lock */
-	unsigned long timer_deadline;      /* L: lock; jiffy it sleeps until */
+	bool timer_has_deadline;           /* L: lock; timer_fd is armed */
+	unsigned long timer_deadline;      /* L: lock; for this jiffy */
 
 	struct hws_list_head node;         /* L: hws__workqueues_lock */
 	char name[32];

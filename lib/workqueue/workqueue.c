@@ -17,7 +17,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,17 +126,34 @@ static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 			 (unsigned)wq->nr_workers];
 }
 
+/*
+ * Set the timer thread's alarm to the start of jiffy @expires. It sleeps
+ * in read() on the timerfd, so moving its alarm does not wake it: a
+ * handler that re-arms itself costs one system call, not a context switch
+ * of the timer thread. Called with wq->lock held.
+ */
+static void set_alarm(struct workqueue_struct *wq, unsigned long expires)
+{
+	unsigned long long ns = hws_jiffies_to_monotonic_ns(expires);
+	struct itimerspec its = {
+		.it_value = { .tv_sec = (time_t)(ns / 1000000000ULL), .tv_nsec = (long)(ns % 1000000000ULL) },
+	};
+
+	/* A zero it_value would disarm it; a time in the past fires now. */
+	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+		its.it_value.tv_nsec = 1;
+	timerfd_settime(wq->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+	wq->timer_has_deadline = true;
+	wq->timer_deadline = expires;
+}
+
 /* Arm @dwork on @cwq. Called with wq->lock held and PENDING owned. */
 static void arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, unsigned long delay)
 {
 	dwork->timer.expires = jiffies + delay;
 	hws__timer_add(&wq->timers, &dwork->timer);
-	if (wq->timer_idle && (!wq->timer_has_deadline ||
-			       time_before(dwork->timer.expires, wq->timer_deadline))) {
-		wq->timer_has_deadline = true;
-		wq->timer_deadline = dwork->timer.expires;
-		pthread_cond_signal(&wq->timer_cond);
-	}
+	if (!wq->timer_has_deadline || time_before(dwork->timer.expires, wq->timer_deadline))
+		set_alarm(wq, dwork->timer.expires);
 }
 
 /*
@@ -250,13 +269,11 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void timespec_from_ns(struct timespec *ts, unsigned long long ns)
-{
-	ts->tv_sec = (time_t)(ns / 1000000000ULL);
-	ts->tv_nsec = (long)(ns % 1000000000ULL);
-}
-
-/* Hand every expired delayed item to its worker. Called with wq->lock held. */
+/*
+ * Hand every expired delayed item to its worker. Called with wq->lock
+ * held; idle workers are marked to be woken once it is released, so that
+ * a woken worker does not run into the lock and sleep a second time.
+ */
 static void run_timers(struct workqueue_struct *wq)
 {
 	struct hws_list_head expired;
@@ -270,35 +287,42 @@ static void run_timers(struct workqueue_struct *wq)
 
 		hws__list_unlink(&t->entry);
 		t->entry.next = t->entry.prev = NULL;
-		insert_work(cwq, &dwork->work, &cwq->worklist);
+		hws__list_add_tail(&dwork->work.entry, &cwq->worklist);
+		cwq->timer_kick = cwq->timer_kick || cwq->idle;
 	}
 }
 
 /*
  * The timer thread sleeps until the wheel's next expiry, not on a tick:
- * a process whose timers are all far away does not wake up until then.
+ * a process whose timers are all far away does not wake up until then,
+ * and one whose timers all expire together wakes once for all of them.
  */
 static void *timer_main(void *arg)
 {
 	struct workqueue_struct *wq = arg;
+	static const struct itimerspec disarm;
 
 	pthread_mutex_lock(&wq->lock);
 	while (!wq->stopping) {
 		unsigned long next;
+		uint64_t expirations;
 
 		run_timers(wq);
-		wq->timer_idle = true;
-		wq->timer_has_deadline = hws__timer_next(&wq->timers, &next);
-		if (wq->timer_has_deadline) {
-			struct timespec ts;
-
-			wq->timer_deadline = next;
-			timespec_from_ns(&ts, hws_jiffies_to_monotonic_ns(next));
-			pthread_cond_timedwait(&wq->timer_cond, &wq->lock, &ts);
-		} else {
-			pthread_cond_wait(&wq->timer_cond, &wq->lock);
+		if (hws__timer_next(&wq->timers, &next))
+			set_alarm(wq, next);
+		else {
+			timerfd_settime(wq->timer_fd, 0, &disarm, NULL);
+			wq->timer_has_deadline = false;
 		}
-		wq->timer_idle = false;
+		pthread_mutex_unlock(&wq->lock);
+		for (int i = 0; i < wq->nr_workers; i++)
+			if (wq->cwqs[i].timer_kick) {
+				wq->cwqs[i].timer_kick = false;
+				pthread_cond_signal(&wq->cwqs[i].more_work);
+			}
+		/* EINTR, or EAGAIN after a re-arm in between: look again. */
+		(void)!read(wq->timer_fd, &expirations, sizeof(expirations));
+		pthread_mutex_lock(&wq->lock);
 	}
 	pthread_mutex_unlock(&wq->lock);
 	return NULL;
@@ -339,7 +363,7 @@ static void stop_threads(struct workqueue_struct *wq, int nr_workers, bool timer
 	wq->stopping = true;
 	for (int i = 0; i < nr_workers; i++)
 		pthread_cond_signal(&wq->cwqs[i].more_work);
-	pthread_cond_signal(&wq->timer_cond);
+	set_alarm(wq, jiffies);
 	pthread_mutex_unlock(&wq->lock);
 	for (int i = 0; i < nr_workers; i++)
 		pthread_join(wq->cwqs[i].thread, NULL);
@@ -353,7 +377,7 @@ static void free_workqueue(struct workqueue_struct *wq)
 		pthread_cond_destroy(&wq->cwqs[i].more_work);
 		pthread_cond_destroy(&wq->cwqs[i].work_done);
 	}
-	pthread_cond_destroy(&wq->timer_cond);
+	close(wq->timer_fd);
 	pthread_mutex_destroy(&wq->lock);
 	free(wq->cwqs);
 	free(wq);
@@ -382,8 +406,10 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	hws__list_init(&wq->node);
 	hws__timer_base_init(&wq->timers, jiffies);
 	wq->cwqs = aligned_alloc(_Alignof(struct hws__cwq), sizeof(*wq->cwqs) * (size_t)wq->nr_workers);
-	if (!wq->cwqs || pthread_mutex_init(&wq->lock, NULL) ||
-	    hws__cond_init_monotonic(&wq->timer_cond) < 0) {
+	wq->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (!wq->cwqs || wq->timer_fd < 0 || pthread_mutex_init(&wq->lock, NULL)) {
+		if (wq->timer_fd >= 0)
+			close(wq->timer_fd);
 		free(wq->cwqs);
 		free(wq);
 		return NULL;
