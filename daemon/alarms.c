@@ -266,6 +266,23 @@ void hwsd_alarms_forget_chip(struct hwsd *d, const char *chip)
 	sweep(d, NULL, chip, " (the chip is gone)");
 }
 
+void hwsd_alarms_active(struct hwsd *d, const char *chip, const char *sensor, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (struct alarm *x = d->alarms->list; x && used < size; x = x->next) {
+		int n;
+
+		if (strcmp(x->chip, chip) || strcmp(x->sensor, sensor))
+			continue;
+		n = snprintf(buf + used, size - used, "%s%s%s", used ? "," : "", x->condition,
+			     x->from_config ? "(configured)" : "");
+		if (n > 0)
+			used += (size_t)n;
+	}
+}
+
 struct describe {
 	char *buf;
 	size_t size, used;

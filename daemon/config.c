@@ -190,6 +190,16 @@ static int daemon_key(struct parser *p, const char *name, const char *v)
 	}
 	if (!strcmp(name, "exec"))
 		return string_key(p, name, v, &c->exec);
+	if (!strcmp(name, "listen")) {
+		if (!strcmp(v, "off")) {
+			free(c->listen);
+			c->listen = NULL;
+			return 1;
+		}
+		if (!strchr(v, ':'))
+			return fail(p, "listen: \"%s\" is not ADDRESS:PORT or off", v);
+		return string_key(p, name, v, &c->listen);
+	}
 	if (!strcmp(name, "log_target")) {
 		n = hwsd_log_target_from_string(v);
 		if (n < 0 || n == HWSD_LOG_SYSLOG)
@@ -488,6 +498,12 @@ static struct hwsd_config *config_new(void)
 	c->reader = HWS_READER_PREAD;
 	c->log_target = HWSD_LOG_AUTO;
 	c->log_level = LOG_INFO;
+	/* Local only, unless the config says otherwise. */
+	c->listen = strdup("127.0.0.1:9787");
+	if (!c->listen) {
+		free(c);
+		return NULL;
+	}
 	c->motion.sensitivity = 15;
 	c->motion.interval_ms = 20;
 	c->motion.park_ms = 5000;
@@ -574,6 +590,7 @@ struct hwsd_config *hwsd_config_free(struct hwsd_config *c)
 	free(c->sensors_config);
 	free(c->state_dir);
 	free(c->exec);
+	free(c->listen);
 	free(c);
 	return NULL;
 }

@@ -63,6 +63,7 @@ struct hwsd_config {
 	char *sensors_config;
 	char *state_dir;
 	char *exec;
+	char *listen;           /* HTTP: "127.0.0.1:9787"; NULL: not at all */
 	int log_target;         /* enum hwsd_log_target */
 	int log_level;
 	struct hwsd_chip_conf *chips;

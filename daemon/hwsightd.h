@@ -25,9 +25,11 @@
 
 #include "config.h"
 #include "log.h"
+#include "readings.h"
 
 struct hwsd_alarms;
 struct hwsd_guard;
+struct hwsd_http;
 
 /* One per chip name ever seen; a poller whose chip vanished stops
  * re-arming until a rescan finds the chip again. */
@@ -78,6 +80,8 @@ struct hwsd {
 	size_t n_cameras;
 	struct hwsd_alarms *alarms;        /* P: poll queue */
 	struct hwsd_guard *guard;          /* NULL without disk protection */
+	struct hwsd_readings readings;     /* what the pollers publish */
+	struct hwsd_http *http;            /* NULL when not listening */
 
 	atomic_uint chips_active;
 	atomic_uint alarms_active;
@@ -101,6 +105,8 @@ struct hwsd_alarms *hwsd_alarms_free(struct hwsd_alarms *a);
 int hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct hwsd_chip_conf *conf);
 /* @chip vanished: its alarms end. */
 void hwsd_alarms_forget_chip(struct hwsd *d, const char *chip);
+/* The alarms of a feature in the table now: "min,max(configured)". */
+void hwsd_alarms_active(struct hwsd *d, const char *chip, const char *sensor, char *buf, size_t size);
 /* The conditions of a feature active now, "max,alarm" (stateless). */
 void hwsd_alarms_describe(const struct hws_feature *f, const struct hwsd_chip_conf *conf,
 			  char *buf, size_t size);
@@ -130,6 +136,10 @@ void hwsd_sleep_prepare(struct hwsd *d, bool start);
 struct hwsd_hotplug;
 int hwsd_hotplug_new(struct hwsd *d, sd_event *e, struct hwsd_hotplug **ret);
 struct hwsd_hotplug *hwsd_hotplug_free(struct hwsd_hotplug *h);
+
+/* http/server.c: the HTTP side, on its own thread. */
+int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret);
+struct hwsd_http *hwsd_http_stop(struct hwsd_http *h);
 
 /* main.c */
 void hwsd_status(struct hwsd *d);

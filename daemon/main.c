@@ -21,6 +21,7 @@
 
 struct options {
 	const char *config;     /* NULL: the default, which may be missing */
+	const char *listen;     /* --listen, over the config's */
 	bool foreground;
 	bool once;
 	bool test_config;
@@ -53,13 +54,14 @@ static void usage(FILE *f)
 	      "  -t, --test-config      check the config and exit\n"
 	      "      --log-level LEVEL  debug, info, notice, warning or err\n"
 	      "      --log-target T     auto, journal or stderr\n"
+	      "      --listen ADDR:PORT serve HTTP there (default 127.0.0.1:9787), or off\n"
 	      "  -h, --help             this help\n"
 	      "      --version          the version\n", f);
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_VERSION };
+	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_LISTEN, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
@@ -67,6 +69,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "test-config", no_argument, NULL, 't' },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -80,6 +83,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'f': o->foreground = true; break;
 		case 't': o->test_config = true; break;
 		case OPT_ONCE: o->once = true; break;
+		case OPT_LISTEN: o->listen = optarg; break;
 		case OPT_LOG_LEVEL:
 			o->log_level = hwsd_log_level_from_string(optarg);
 			if (o->log_level < 0) {
@@ -209,6 +213,16 @@ static void jobs_stop(struct hwsd *d)
 	hwsd_cameras_stop(d);
 }
 
+/* The HTTP side, where --listen or the config says; a failure is logged
+ * and the daemon goes on without it. */
+static void http_start(struct main_loop *ml)
+{
+	const char *listen = ml->o.listen ? ml->o.listen : ml->d.config->listen;
+
+	if (listen && strcmp(listen, "off") && hwsd_http_start(&ml->d, listen, &ml->d.http) < 0)
+		ml->d.http = NULL;
+}
+
 static int reload(struct main_loop *ml)
 {
 	struct hwsd *d = &ml->d;
@@ -238,6 +252,8 @@ static int reload(struct main_loop *ml)
 	d->config = c;
 	hwsd_config_free(old);
 	apply_logging(ml);
+	d->http = hwsd_http_stop(d->http);
+	http_start(ml);
 	r = jobs_start(d);
 	if (r < 0)
 		log_error("restarting the jobs failed: %s", strerror(-r));
@@ -402,6 +418,7 @@ static void teardown(struct main_loop *ml)
 		hwsd_sleep_prepare(d, false);
 	ml->hotplug = hwsd_hotplug_free(ml->hotplug);
 	ml->sleep = hwsd_sleep_free(ml->sleep);
+	d->http = hwsd_http_stop(d->http);
 	jobs_stop(d);
 	if (d->poll_wq)
 		destroy_workqueue(d->poll_wq);
@@ -415,6 +432,7 @@ static void teardown(struct main_loop *ml)
 	hws_sensors_free(d->sensors);
 	hwsd_alarms_free(d->alarms);
 	hwsd_config_free(d->config);
+	hwsd_readings_done(&d->readings);
 	pthread_mutex_destroy(&d->pollers_lock);
 }
 
@@ -437,6 +455,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	pthread_mutex_init(&d->pollers_lock, NULL);
+	hwsd_readings_init(&d->readings);
 	hwsd_pollers_init(d);
 	if (!ml.o.foreground && !ml.o.once && !getenv("NOTIFY_SOCKET") && !getenv("INVOCATION_ID")) {
 		r = detach(&ml);
@@ -473,6 +492,7 @@ int main(int argc, char **argv)
 		log_error("cannot start: %s", strerror(-r));
 		goto fail;
 	}
+	http_start(&ml);
 	ready(&ml);
 	r = sd_event_loop(ml.event);
 	if (r < 0)

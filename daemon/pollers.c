@@ -42,9 +42,22 @@ static void deactivate(struct hwsd_poller *p, const char *why)
 		return;
 	p->active = false;
 	atomic_fetch_sub(&p->d->chips_active, 1);
+	hwsd_readings_gone(&p->d->readings, p->chip_name);
 	log_notice("%s: %s; polling it again when it comes back", p->chip_name, why);
 	hwsd_alarms_forget_chip(p->d, p->chip_name);
 	hwsd_status(p->d);
+}
+
+struct publish {
+	struct hwsd *d;
+	const struct hws_chip *chip;
+};
+
+static void feature_alarms(void *userdata, size_t f, char *buf, size_t size)
+{
+	struct publish *pub = userdata;
+
+	hwsd_alarms_active(pub->d, pub->chip->name, pub->chip->features[f].name, buf, size);
 }
 
 static void poll_work(struct work_struct *work)
@@ -52,6 +65,8 @@ static void poll_work(struct work_struct *work)
 	struct hwsd_poller *p = container_of(work, struct hwsd_poller, dwork.work);
 	struct hwsd *d = p->d;
 	long i = chip_index(d, p->chip_name);
+	const struct hws_chip *chip;
+	struct publish pub;
 	int r;
 
 	if (i < 0) {
@@ -67,8 +82,12 @@ static void poll_work(struct work_struct *work)
 		log_warning("%s: reading failed: %s", p->chip_name, strerror(-r));
 	p->polls++;
 	log_debug("poll %s: %d values", p->chip_name, r);
-	if (hwsd_alarms_check(d, hws_sensors_chip(d->sensors, (size_t)i), p->conf) > 0)
+	chip = hws_sensors_chip(d->sensors, (size_t)i);
+	if (hwsd_alarms_check(d, chip, p->conf) > 0)
 		hwsd_cameras_trigger(d, HWSD_SNAP_ALARM);
+	pub = (struct publish){ d, chip };
+	if (hwsd_readings_update(&d->readings, chip, p->polls, feature_alarms, &pub) < 0)
+		log_error("%s: out of memory publishing the readings", p->chip_name);
 	queue_delayed_work(d->poll_wq, &p->dwork, next_delay(p));
 }
 

@@ -102,4 +102,48 @@ expect_line "SIGHUP reloads" '^<6>reloading ' "$log"
 expect_eq "SIGTERM: exit 0" "exit 0" "$(sed -n 5p <<<"$heads")"
 expect_no_line "no sanitizer report" 'Sanitizer|runtime error' "$log"
 
+# --- the HTTP side: /metrics as Prometheus reads it, the JSON API, and
+# requests it must refuse, while the chip is polled.
+cat >"$TMP/http.sh" <<'EOF'
+"$HWSIGHTD" -f -c /dev/null --listen 127.0.0.1:0 2>"$TMP/http.log" &
+pid=$!
+for i in $(seq 50); do
+	port=$(sed -n 's/.*serving HTTP on 127.0.0.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/http.log")
+	[ -n "$port" ] && grep -q '^<7>poll pc87427' "$TMP/http.log" && break
+	sleep 0.2
+done
+url=http://127.0.0.1:$port
+curl -s "$url/metrics" >"$TMP/metrics"
+curl -s "$url/api/v1/sensors" >"$TMP/sensors.json"
+curl -s "$url/api/v1/alarms" >"$TMP/alarms.json"
+curl -s -o /dev/null -w '%{http_code}\n' "$url/nope" >"$TMP/codes"
+curl -s -o /dev/null -w '%{http_code}\n' "$url/metrics?range=1h" >>"$TMP/codes"
+curl -s -o /dev/null -w '%{http_code}\n' -X POST "$url/metrics" >>"$TMP/codes"
+curl -s -o /dev/null -w '%{http_code}\n' -H "X-Big: $(head -c 40000 /dev/zero | tr '\0' x)" "$url/metrics" >>"$TMP/codes"
+curl -s -o /dev/null -w '%{http_code}\n' "$url/metrics" >>"$TMP/codes"
+kill -TERM "$pid"
+wait "$pid"
+echo "exit $?" >>"$TMP/codes"
+EOF
+TMP=$TMP HWSIGHTD=$HWSIGHTD umockdev-run -d "$PC87427" -- bash "$TMP/http.sh"
+metrics=$(cat "$TMP/metrics")
+expect_line "/metrics: fan1 in RPM, with chip, sensor and label" \
+	'^hwsight_fan_rpm\{chip="pc87427-isa-0900",sensor="fan1",label="[^"]*"\} 1406$' "$metrics"
+expect_line "/metrics: its low limit" '^hwsight_fan_min_rpm\{chip="pc87427-isa-0900",sensor="fan1",.*\} 600$' "$metrics"
+expect_line "/metrics: fan3's alarm bit" '^hwsight_fan_alarm\{chip="pc87427-isa-0900",sensor="fan3",.*\} 1$' "$metrics"
+expect_line "/metrics: the chip's info series" '^hwsight_chip_info\{chip="pc87427-isa-0900",prefix="pc87427",.*\} 1$' "$metrics"
+if command -v promtool >/dev/null 2>&1; then
+	out=$(promtool check metrics <"$TMP/metrics" 2>&1)
+	expect_eq "promtool check metrics finds nothing to say" "" "$out"
+else
+	not_ok "promtool is not installed (scripts/install-deps installs prometheus)"
+fi
+expect_eq "/api/v1/sensors: fan1" 1406 \
+	"$(jq '.chips[] | select(.name == "pc87427-isa-0900") | .features[] | select(.name == "fan1") | .value' "$TMP/sensors.json")"
+expect_eq "/api/v1/alarms: the alarms logged, fan3's among them" '["fault","min"]' \
+	"$(jq -c '.alarms[] | select(.name == "fan3") | .conditions | sort' "$TMP/alarms.json")"
+expect_eq "404 for an unknown page, 400 for a parameter, 405 for POST, 431 for huge headers; then still 200" \
+	"$(printf '404\n400\n405\n431\n200\nexit 0')" "$(cat "$TMP/codes")"
+expect_no_line "no sanitizer report (HTTP run)" 'Sanitizer|runtime error' "$(cat "$TMP/http.log")"
+
 summary

@@ -62,6 +62,7 @@ TEST(defaults_without_a_file)
 	ASSERT_FALSE(c->motion.enabled);
 	ASSERT_EQ(c->motion.park_ms, 5000);
 	ASSERT_NULL(c->path);
+	ASSERT_STR_EQ(c->listen, "127.0.0.1:9787");
 	hwsd_config_free(c);
 }
 
@@ -88,6 +89,7 @@ TEST(every_key)
 		       "exec = logger \"$HWSIGHT_EVENT\"\n"
 		       "log_target = journal\n"
 		       "log_level = debug\n"
+		       "listen = [::1]:9000\n"
 		       "[chip w83793-*]\n"
 		       "poll_interval = 500ms\n"
 		       "chip_alarms = no\n"
@@ -116,6 +118,7 @@ TEST(every_key)
 	ASSERT_STR_EQ(c->state_dir, "/srv/hwsight");
 	ASSERT_STR_EQ(c->exec, "logger \"$HWSIGHT_EVENT\"");
 	ASSERT_EQ(c->log_level, LOG_DEBUG);
+	ASSERT_STR_EQ(c->listen, "[::1]:9000");
 	ASSERT_EQ(c->n_chips, 1);
 	ASSERT_STR_EQ(c->chips[0].pattern, "w83793-*");
 	ASSERT_EQ(c->chips[0].poll_ms, 500);
@@ -127,7 +130,7 @@ TEST(every_key)
 	ASSERT_TRUE(c->chips[0].thresholds[0].limit == 75.5);
 	ASSERT_STR_EQ(c->chips[0].thresholds[1].feature, "CPU Fan");
 	ASSERT_FALSE(c->chips[0].thresholds[1].is_max);
-	ASSERT_EQ(c->chips[0].thresholds[1].line, 14);
+	ASSERT_EQ(c->chips[0].thresholds[1].line, 15);
 	ASSERT_EQ(c->n_cameras, 1);
 	ASSERT_STR_EQ(c->cameras[0].name, "front");
 	ASSERT_EQ(c->cameras[0].width, 640);
@@ -142,6 +145,16 @@ TEST(every_key)
 	ASSERT_EQ(c->motion.n_disks, 2);
 	ASSERT_STR_EQ(c->motion.disks[1], "sdb");
 	ASSERT_EQ(c->motion.park_ms, 30000);
+	hwsd_config_free(c);
+}
+
+TEST(listen_off)
+{
+	struct hwsd_config *c = NULL;
+	char *error;
+
+	ASSERT_EQ(load("[daemon]\nlisten = off\n", &c, &error), 0);
+	ASSERT_NULL(c->listen);
 	hwsd_config_free(c);
 }
 
@@ -187,6 +200,7 @@ TEST(mistakes_are_refused_with_their_line)
 	expect_error("[daemon]\nstate_directory = var/lib\n",
 		     "2: state_directory: \"var/lib\" is not an absolute path");
 	expect_error("[daemon]\nexec =\n", "2: exec: empty value");
+	expect_error("[daemon]\nlisten = localhost\n", "2: listen: \"localhost\" is not ADDRESS:PORT or off");
 	expect_error("[daemon]\ncolour = blue\n", "2: unknown key \"colour\" in [daemon]");
 	expect_error("poll_interval = 1s\n",
 		     "1: \"poll_interval\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion])");

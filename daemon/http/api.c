@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /api/v1/sensors and /api/v1/alarms: the latest readings as JSON, built
+ * with json-c. Numbers that are unknown (an unreadable value, a limit the
+ * chip lacks) are null.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "../hwsightd.h"
+#include "http.h"
+
+static json_object *number(double v)
+{
+	return isnan(v) ? NULL : json_object_new_double(v);
+}
+
+static json_object *iso_time(int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	char buf[40];
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%03dZ", (int)(ms % 1000));
+	return json_object_new_string(buf);
+}
+
+static json_object *feature(const struct hwsd_feature_reading *fr)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(fr->name));
+	json_object_object_add(o, "label", json_object_new_string(fr->label));
+	json_object_object_add(o, "kind", json_object_new_string(hws_sensor_kind_name(fr->kind) ?: ""));
+	json_object_object_add(o, "unit", json_object_new_string(hws_sensor_unit(fr->kind)));
+	json_object_object_add(o, "value", number(fr->input));
+	json_object_object_add(o, "min", number(fr->min));
+	json_object_object_add(o, "max", number(fr->max));
+	json_object_object_add(o, "crit", number(fr->crit));
+	json_object_object_add(o, "alarm", json_object_new_boolean(fr->alarm));
+	json_object_object_add(o, "fault", json_object_new_boolean(fr->fault));
+	return o;
+}
+
+/* "min,max(configured)" as ["min", "max(configured)"] */
+static json_object *conditions(const char *list)
+{
+	json_object *a = json_object_new_array();
+	char buf[sizeof(((struct hwsd_feature_reading *)0)->alarms)], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		json_object_array_add(a, json_object_new_string(t));
+	return a;
+}
+
+static int emit(json_object *root, FILE *f)
+{
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+
+	fputs(text, f);
+	fputc('\n', f);
+	json_object_put(root);
+	return ferror(f) ? -EIO : 0;
+}
+
+int hwsd_http_api_sensors(struct hwsd *d, FILE *f)
+{
+	struct hwsd_readings *r = &d->readings;
+	json_object *root = json_object_new_object(), *chips = json_object_new_array();
+
+	pthread_mutex_lock(&r->lock);
+	for (size_t c = 0; c < r->n_chips; c++) {
+		const struct hwsd_chip_reading *chip = &r->chips[c];
+		json_object *o = json_object_new_object(), *features = json_object_new_array();
+
+		json_object_object_add(o, "name", json_object_new_string(chip->name));
+		json_object_object_add(o, "prefix", json_object_new_string(chip->prefix));
+		json_object_object_add(o, "adapter", json_object_new_string(chip->adapter));
+		json_object_object_add(o, "present", json_object_new_boolean(chip->present));
+		json_object_object_add(o, "polls", json_object_new_uint64(chip->polls));
+		json_object_object_add(o, "updated", iso_time(chip->updated_ms));
+		for (size_t i = 0; i < chip->n_features; i++)
+			json_object_array_add(features, feature(&chip->features[i]));
+		json_object_object_add(o, "features", features);
+		json_object_array_add(chips, o);
+	}
+	pthread_mutex_unlock(&r->lock);
+	json_object_object_add(root, "chips", chips);
+	return emit(root, f);
+}
+
+int hwsd_http_api_alarms(struct hwsd *d, FILE *f)
+{
+	struct hwsd_readings *r = &d->readings;
+	json_object *root = json_object_new_object(), *alarms = json_object_new_array();
+
+	pthread_mutex_lock(&r->lock);
+	for (size_t c = 0; c < r->n_chips; c++) {
+		const struct hwsd_chip_reading *chip = &r->chips[c];
+
+		for (size_t i = 0; chip->present && i < chip->n_features; i++) {
+			const struct hwsd_feature_reading *fr = &chip->features[i];
+			json_object *o;
+
+			if (!fr->alarms[0])
+				continue;
+			o = feature(fr);
+			json_object_object_add(o, "chip", json_object_new_string(chip->name));
+			json_object_object_add(o, "conditions", conditions(fr->alarms));
+			json_object_array_add(alarms, o);
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	json_object_object_add(root, "alarms", alarms);
+	return emit(root, f);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /metrics, named after node_exporter's hwmon collector so that the
+ * dashboards people have need only a new prefix: hwsight_temp_celsius,
+ * hwsight_fan_rpm, hwsight_in_volts ..., their limits, alarm and fault
+ * flags, one info series per chip, and the daemon's own counters.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "../hwsightd.h"
+#include "http.h"
+
+/* The unit suffix of each kind's input; NULL: no value series. */
+static const char *const units[HWS_SENSOR_KIND_MAX] = {
+	[HWS_SENSOR_IN] = "volts",
+	[HWS_SENSOR_FAN] = "rpm",
+	[HWS_SENSOR_TEMP] = "celsius",
+	[HWS_SENSOR_POWER] = "watts",
+	[HWS_SENSOR_ENERGY] = "joules",
+	[HWS_SENSOR_CURR] = "amperes",
+	[HWS_SENSOR_HUMIDITY] = "percent",
+	[HWS_SENSOR_VID] = "volts",
+	[HWS_SENSOR_PWM] = "raw",
+	[HWS_SENSOR_LIGHT] = "raw",
+};
+
+/* A label value with the escapes of the exposition format. */
+static void label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void sensor_labels(FILE *f, const struct hwsd_chip_reading *c, const struct hwsd_feature_reading *fr)
+{
+	fputs("{chip=\"", f);
+	label_value(f, c->name);
+	fputs("\",sensor=\"", f);
+	label_value(f, fr->name);
+	fputs("\",label=\"", f);
+	label_value(f, fr->label);
+	fputs("\"}", f);
+}
+
+enum field { INPUT, MIN, MAX, CRIT, ALARM, FAULT };
+
+static const struct {
+	enum field field;
+	const char *infix;       /* between the kind and the unit */
+	bool unit;
+	const char *help;
+} fields[] = {
+	{ INPUT, "", true, "The sensor's reading" },
+	{ MIN, "_min", true, "The chip's low limit" },
+	{ MAX, "_max", true, "The chip's high limit" },
+	{ CRIT, "_crit", true, "The chip's critical limit" },
+	{ ALARM, "_alarm", false, "1 while one of the chip's alarm bits for the sensor is set" },
+	{ FAULT, "_fault", false, "1 while the chip reports the sensor faulty" },
+};
+
+static bool value(const struct hwsd_feature_reading *fr, enum field field, double *ret)
+{
+	switch (field) {
+	case INPUT: *ret = fr->input; break;
+	case MIN: *ret = fr->min; break;
+	case MAX: *ret = fr->max; break;
+	case CRIT: *ret = fr->crit; break;
+	case ALARM: *ret = fr->alarm; return fr->has_alarm;
+	case FAULT: *ret = fr->fault; return fr->has_fault;
+	}
+	return !isnan(*ret);
+}
+
+/* One family: every chip's sensors of @kind that have @field. */
+static void family(FILE *f, const struct hwsd_readings *r, enum hws_sensor_kind kind, size_t fi)
+{
+	bool header = false;
+	char name[64];
+
+	snprintf(name, sizeof(name), "hwsight_%s%s%s%s", hws_sensor_kind_name(kind), fields[fi].infix,
+		 fields[fi].unit ? "_" : "", fields[fi].unit ? units[kind] : "");
+	for (size_t c = 0; c < r->n_chips; c++) {
+		const struct hwsd_chip_reading *chip = &r->chips[c];
+
+		for (size_t i = 0; chip->present && i < chip->n_features; i++) {
+			const struct hwsd_feature_reading *fr = &chip->features[i];
+			double v = NAN;
+
+			if (fr->kind != kind || !value(fr, fields[fi].field, &v))
+				continue;
+			if (!header) {
+				fprintf(f, "# HELP %s %s.\n# TYPE %s gauge\n", name, fields[fi].help, name);
+				header = true;
+			}
+			fputs(name, f);
+			sensor_labels(f, chip, fr);
+			fprintf(f, " %.17g\n", v);
+		}
+	}
+}
+
+int hwsd_http_metrics(struct hwsd *d, FILE *f)
+{
+	struct hwsd_readings *r = &d->readings;
+
+	pthread_mutex_lock(&r->lock);
+	fputs("# HELP hwsight_chip_info A hardware monitor chip hwsightd has seen.\n"
+	      "# TYPE hwsight_chip_info gauge\n", f);
+	for (size_t c = 0; c < r->n_chips; c++) {
+		fputs("hwsight_chip_info{chip=\"", f);
+		label_value(f, r->chips[c].name);
+		fputs("\",prefix=\"", f);
+		label_value(f, r->chips[c].prefix);
+		fputs("\",adapter=\"", f);
+		label_value(f, r->chips[c].adapter);
+		fputs("\"} 1\n", f);
+	}
+	fputs("# HELP hwsight_chip_present 1 while the chip is there and polled.\n"
+	      "# TYPE hwsight_chip_present gauge\n", f);
+	for (size_t c = 0; c < r->n_chips; c++) {
+		fputs("hwsight_chip_present{chip=\"", f);
+		label_value(f, r->chips[c].name);
+		fprintf(f, "\"} %d\n", r->chips[c].present);
+	}
+	fputs("# HELP hwsight_chip_polls_total Polls of the chip since it was found.\n"
+	      "# TYPE hwsight_chip_polls_total counter\n", f);
+	for (size_t c = 0; c < r->n_chips; c++) {
+		fputs("hwsight_chip_polls_total{chip=\"", f);
+		label_value(f, r->chips[c].name);
+		fprintf(f, "\"} %llu\n", (unsigned long long)r->chips[c].polls);
+	}
+	for (int kind = 0; kind < HWS_SENSOR_KIND_MAX; kind++)
+		for (size_t fi = 0; fi < sizeof(fields) / sizeof(fields[0]); fi++)
+			if (units[kind] || (kind == HWS_SENSOR_INTRUSION && fields[fi].field == ALARM))
+				family(f, r, (enum hws_sensor_kind)kind, fi);
+	pthread_mutex_unlock(&r->lock);
+	fprintf(f, "# HELP hwsight_alarms_active Alarms logged and not yet ended.\n"
+		"# TYPE hwsight_alarms_active gauge\nhwsight_alarms_active %u\n",
+		atomic_load(&d->alarms_active));
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The latest readings of every chip, for the HTTP side. A chip's copy is
+ * made once, when it first reports or its features change, and then only
+ * its numbers are overwritten: a poll costs no allocation.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "readings.h"
+
+void hwsd_readings_init(struct hwsd_readings *r)
+{
+	*r = (struct hwsd_readings){ 0 };
+	pthread_mutex_init(&r->lock, NULL);
+}
+
+static void chip_clear(struct hwsd_chip_reading *c)
+{
+	for (size_t i = 0; i < c->n_features; i++) {
+		free(c->features[i].name);
+		free(c->features[i].label);
+	}
+	free(c->features);
+	free(c->name);
+	free(c->prefix);
+	free(c->adapter);
+	*c = (struct hwsd_chip_reading){ 0 };
+}
+
+void hwsd_readings_done(struct hwsd_readings *r)
+{
+	for (size_t i = 0; i < r->n_chips; i++)
+		chip_clear(&r->chips[i]);
+	free(r->chips);
+	pthread_mutex_destroy(&r->lock);
+}
+
+static bool same_layout(const struct hwsd_chip_reading *c, const struct hws_chip *chip)
+{
+	if (c->n_features != chip->n_features)
+		return false;
+	for (size_t i = 0; i < c->n_features; i++)
+		if (strcmp(c->features[i].name, chip->features[i].name))
+			return false;
+	return true;
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+/* Build @c's strings for @chip. Called with the lock held. */
+static int chip_build(struct hwsd_chip_reading *c, const struct hws_chip *chip)
+{
+	chip_clear(c);
+	c->name = dup_or_empty(chip->name);
+	c->prefix = dup_or_empty(chip->prefix);
+	c->adapter = dup_or_empty(chip->adapter);
+	c->features = calloc(chip->n_features ? chip->n_features : 1, sizeof(*c->features));
+	if (!c->name || !c->prefix || !c->adapter || !c->features)
+		goto oom;
+	c->n_features = chip->n_features;
+	for (size_t i = 0; i < chip->n_features; i++) {
+		c->features[i].name = dup_or_empty(chip->features[i].name);
+		c->features[i].label = dup_or_empty(chip->features[i].label);
+		c->features[i].kind = chip->features[i].kind;
+		if (!c->features[i].name || !c->features[i].label)
+			goto oom;
+	}
+	return 0;
+oom:
+	chip_clear(c);
+	return -ENOMEM;
+}
+
+static double value_of(const struct hws_feature *f, enum hws_sensor_item item)
+{
+	const struct hws_subfeature *s = hws_subfeature_find(f, item);
+
+	return s && !s->error ? s->value : NAN;
+}
+
+/* Whether @f has one of @items (*ret_has), and one of them is set. */
+static bool any_bit(const struct hws_feature *f, const enum hws_sensor_item *items, size_t n,
+		    bool *ret_has)
+{
+	bool set = false;
+
+	*ret_has = false;
+	for (size_t i = 0; i < n; i++) {
+		*ret_has = *ret_has || hws_subfeature_find(f, items[i]);
+		set = set || value_of(f, items[i]) > 0;
+	}
+	return set;
+}
+
+int hwsd_readings_update(struct hwsd_readings *r, const struct hws_chip *chip, uint64_t polls,
+			 void (*alarms)(void *userdata, size_t f, char *buf, size_t size),
+			 void *userdata)
+{
+	static const enum hws_sensor_item alarm_bits[] = {
+		HWS_ITEM_ALARM, HWS_ITEM_MIN_ALARM, HWS_ITEM_MAX_ALARM, HWS_ITEM_LCRIT_ALARM,
+		HWS_ITEM_CRIT_ALARM, HWS_ITEM_EMERGENCY_ALARM,
+	};
+	static const enum hws_sensor_item fault[] = { HWS_ITEM_FAULT };
+	struct hwsd_chip_reading *c = NULL;
+	struct timespec now;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&r->lock);
+	for (size_t i = 0; i < r->n_chips && !c; i++)
+		if (!strcmp(r->chips[i].name, chip->name))
+			c = &r->chips[i];
+	if (!c) {
+		struct hwsd_chip_reading *a = realloc(r->chips, (r->n_chips + 1) * sizeof(*a));
+
+		if (!a) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		r->chips = a;
+		c = &r->chips[r->n_chips];
+		*c = (struct hwsd_chip_reading){ 0 };
+		if (chip_build(c, chip) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		r->n_chips++;
+	} else if (!same_layout(c, chip) && chip_build(c, chip) < 0) {
+		/* The entry is empty now; drop it. */
+		*c = r->chips[--r->n_chips];
+		ret = -ENOMEM;
+		goto out;
+	}
+	c->present = true;
+	c->polls = polls;
+	c->updated_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	for (size_t i = 0; i < chip->n_features; i++) {
+		const struct hws_feature *f = &chip->features[i];
+		struct hwsd_feature_reading *fr = &c->features[i];
+
+		fr->input = value_of(f, HWS_ITEM_INPUT);
+		fr->min = value_of(f, HWS_ITEM_MIN);
+		fr->max = value_of(f, HWS_ITEM_MAX);
+		fr->crit = value_of(f, HWS_ITEM_CRIT);
+		fr->alarm = any_bit(f, alarm_bits, sizeof(alarm_bits) / sizeof(alarm_bits[0]),
+				    &fr->has_alarm);
+		fr->fault = any_bit(f, fault, 1, &fr->has_fault);
+		fr->alarms[0] = '\0';
+		if (alarms)
+			alarms(userdata, i, fr->alarms, sizeof(fr->alarms));
+	}
+out:
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+void hwsd_readings_gone(struct hwsd_readings *r, const char *chip)
+{
+	pthread_mutex_lock(&r->lock);
+	for (size_t i = 0; i < r->n_chips; i++)
+		if (!strcmp(r->chips[i].name, chip))
+			r->chips[i].present = false;
+	pthread_mutex_unlock(&r->lock);
+}
