@@ -40,6 +40,7 @@ struct main_loop {
 	uint64_t heartbeat_asked_ns;
 	int ready_fd;           /* the detached parent waits on it; -1 */
 	bool detached;          /* and ready: stderr is /dev/null */
+	char *http_listen;      /* where d.http listens */
 };
 
 static void usage(FILE *f)
@@ -214,13 +215,21 @@ static void jobs_stop(struct hwsd *d)
 }
 
 /* The HTTP side, where --listen or the config says; a failure is logged
- * and the daemon goes on without it. */
+ * and the daemon goes on without it. A reload that leaves the address
+ * alone leaves the server and its clients alone. */
 static void http_start(struct main_loop *ml)
 {
 	const char *listen = ml->o.listen ? ml->o.listen : ml->d.config->listen;
 
-	if (listen && strcmp(listen, "off") && hwsd_http_start(&ml->d, listen, &ml->d.http) < 0)
-		ml->d.http = NULL;
+	if (listen && !strcmp(listen, "off"))
+		listen = NULL;
+	if (ml->d.http && listen && ml->http_listen && !strcmp(listen, ml->http_listen))
+		return;
+	ml->d.http = hwsd_http_stop(ml->d.http);
+	free(ml->http_listen);
+	ml->http_listen = NULL;
+	if (listen && hwsd_http_start(&ml->d, listen, &ml->d.http) == 0)
+		ml->http_listen = strdup(listen);
 }
 
 static int reload(struct main_loop *ml)
@@ -252,7 +261,6 @@ static int reload(struct main_loop *ml)
 	d->config = c;
 	hwsd_config_free(old);
 	apply_logging(ml);
-	d->http = hwsd_http_stop(d->http);
 	http_start(ml);
 	r = jobs_start(d);
 	if (r < 0)
@@ -419,6 +427,7 @@ static void teardown(struct main_loop *ml)
 	ml->hotplug = hwsd_hotplug_free(ml->hotplug);
 	ml->sleep = hwsd_sleep_free(ml->sleep);
 	d->http = hwsd_http_stop(d->http);
+	free(ml->http_listen);
 	jobs_stop(d);
 	if (d->poll_wq)
 		destroy_workqueue(d->poll_wq);
