@@ -55,13 +55,6 @@ static const struct {
 	{ HWS_ITEM_FAULT, HWS_ITEM_MAX_ITEM, "fault", LOG_ERR },
 };
 
-static double sub_value(const struct hws_feature *f, enum hws_sensor_item item)
-{
-	const struct hws_subfeature *s = hws_subfeature_find(f, item);
-
-	return s && !s->error ? s->value : NAN;
-}
-
 static bool below(const char *condition)
 {
 	return !strcmp(condition, "min") || !strcmp(condition, "lcrit");
@@ -70,7 +63,7 @@ static bool below(const char *condition)
 static void for_each_condition(const struct hws_feature *f, const struct hwsd_chip_conf *conf,
 			       condition_fn fn, void *userdata)
 {
-	double input = sub_value(f, HWS_ITEM_INPUT);
+	double input = hwsd_feature_value(f, HWS_ITEM_INPUT);
 
 	for (size_t i = 0; (!conf || conf->chip_alarms) && i < sizeof(chip_bits) / sizeof(chip_bits[0]); i++) {
 		const struct hws_subfeature *bit = hws_subfeature_find(f, chip_bits[i].bit);
@@ -83,10 +76,11 @@ static void for_each_condition(const struct hws_feature *f, const struct hwsd_ch
 			continue;
 		c.state = bit->error ? COND_HOLD : bit->value != 0 ? COND_ACTIVE : COND_CLEAR;
 		if (chip_bits[i].limit != HWS_ITEM_MAX_ITEM)
-			c.limit = sub_value(f, chip_bits[i].limit);
+			c.limit = hwsd_feature_value(f, chip_bits[i].limit);
 		else if (chip_bits[i].bit == HWS_ITEM_ALARM) {
 			/* A bare alarm bit: say which limit the value is past. */
-			double min = sub_value(f, HWS_ITEM_MIN), max = sub_value(f, HWS_ITEM_MAX);
+			double min = hwsd_feature_value(f, HWS_ITEM_MIN);
+			double max = hwsd_feature_value(f, HWS_ITEM_MAX);
 
 			if (input < min)
 				c.limit = min, c.name = "min";
@@ -222,7 +216,7 @@ static int sweep(struct hwsd *d, const struct hws_chip *chip, const char *chip_n
 		if (f) {
 			struct condition c = {
 				.name = x->condition, .from_config = x->from_config,
-				.value = sub_value(f, HWS_ITEM_INPUT), .limit = NAN,
+				.value = hwsd_feature_value(f, HWS_ITEM_INPUT), .limit = NAN,
 			};
 
 			report(d, chip_name, f, &c, false, why);

@@ -78,7 +78,7 @@ oom:
 	return -ENOMEM;
 }
 
-static double value_of(const struct hws_feature *f, enum hws_sensor_item item)
+double hwsd_feature_value(const struct hws_feature *f, enum hws_sensor_item item)
 {
 	const struct hws_subfeature *s = hws_subfeature_find(f, item);
 
@@ -94,7 +94,7 @@ static bool any_bit(const struct hws_feature *f, const enum hws_sensor_item *ite
 	*ret_has = false;
 	for (size_t i = 0; i < n; i++) {
 		*ret_has = *ret_has || hws_subfeature_find(f, items[i]);
-		set = set || value_of(f, items[i]) > 0;
+		set = set || hwsd_feature_value(f, items[i]) > 0;
 	}
 	return set;
 }
@@ -145,10 +145,10 @@ int hwsd_readings_update(struct hwsd_readings *r, const struct hws_chip *chip, u
 		const struct hws_feature *f = &chip->features[i];
 		struct hwsd_feature_reading *fr = &c->features[i];
 
-		fr->input = value_of(f, HWS_ITEM_INPUT);
-		fr->min = value_of(f, HWS_ITEM_MIN);
-		fr->max = value_of(f, HWS_ITEM_MAX);
-		fr->crit = value_of(f, HWS_ITEM_CRIT);
+		fr->input = hwsd_feature_value(f, HWS_ITEM_INPUT);
+		fr->min = hwsd_feature_value(f, HWS_ITEM_MIN);
+		fr->max = hwsd_feature_value(f, HWS_ITEM_MAX);
+		fr->crit = hwsd_feature_value(f, HWS_ITEM_CRIT);
 		fr->alarm = any_bit(f, alarm_bits, sizeof(alarm_bits) / sizeof(alarm_bits[0]),
 				    &fr->has_alarm);
 		fr->fault = any_bit(f, fault, 1, &fr->has_fault);

@@ -44,6 +44,9 @@ struct hwsd_readings {
 	size_t n_chips;                   /* L: lock */
 };
 
+/* A subfeature's value, or NaN if the feature has none or it failed. */
+double hwsd_feature_value(const struct hws_feature *f, enum hws_sensor_item item);
+
 void hwsd_readings_init(struct hwsd_readings *r);
 void hwsd_readings_done(struct hwsd_readings *r);
 /* After a poll of @chip; @alarms(feature index) gives its active alarms. */
