@@ -2,11 +2,32 @@
 #ifndef HWSD_HTTP_H
 #define HWSD_HTTP_H
 
-/* The pages of the HTTP side; each writes its body to @f. */
+/*
+ * The pages of the HTTP side. Each connection has its own thread
+ * (libmicrohttpd's thread-per-connection mode), so a page may wait, for a
+ * frame say, without holding up the others; none may touch a device or
+ * take a lock a poller holds for longer than a copy.
+ */
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <microhttpd.h>
 
 struct hwsd;
+
+struct hwsd_http_request {
+	struct hwsd *d;
+	struct MHD_Connection *c;
+	const char *url;
+	bool head;                  /* HEAD: headers only */
+};
+
+/* Queue a reply; @body (malloc'd) is freed by libmicrohttpd, or here. */
+enum MHD_Result hwsd_http_reply(struct MHD_Connection *c, unsigned status, const char *type,
+				char *body, size_t len);
+/* A text/plain error reply saying why. */
+enum MHD_Result hwsd_http_fail(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* metrics.c: the Prometheus text exposition format, version 0.0.4. */
 int hwsd_http_metrics(struct hwsd *d, FILE *f);

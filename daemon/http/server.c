@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The HTTP side: libmicrohttpd on its own thread, serving what the
- * pollers publish (readings.h), never touching a device. It listens on
+ * The HTTP side: libmicrohttpd with a thread per connection, serving what
+ * the pollers and cameras publish (readings.h, live.h), never touching a
+ * device. It listens on
  * 127.0.0.1:9787 unless told otherwise. Requests are small and bounded:
  * a connection gets 16 KiB for its request and headers (more is refused
  * by libmicrohttpd), 10 s of silence, and there are at most 64 at once,
@@ -21,6 +22,9 @@ struct hwsd_http {
 	struct MHD_Daemon *mhd;
 };
 
+static const char *const no_params[] = { NULL };
+
+/* Pages written whole into memory, then sent. */
 static const struct page {
 	const char *path;
 	const char *type;
@@ -31,8 +35,17 @@ static const struct page {
 	{ "/api/v1/alarms", "application/json", hwsd_http_api_alarms },
 };
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
-			     char *body, size_t len)
+/* Pages that answer by themselves: a path ending in '/' is a prefix. */
+static const struct route {
+	const char *path;
+	const char *const *params;  /* the query parameters it takes */
+	enum MHD_Result (*serve)(struct hwsd_http_request *req);
+} routes[] = {
+	{ NULL }
+};
+
+enum MHD_Result hwsd_http_reply(struct MHD_Connection *c, unsigned status, const char *type,
+				char *body, size_t len)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result r;
@@ -51,9 +64,7 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	return r;
 }
 
-static enum MHD_Result fail(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static enum MHD_Result fail(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+enum MHD_Result hwsd_http_fail(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
 {
 	char *body;
 	va_list ap;
@@ -64,17 +75,51 @@ static enum MHD_Result fail(struct MHD_Connection *c, unsigned status, const cha
 	va_end(ap);
 	if (n < 0)
 		return MHD_NO;
-	return reply(c, status, "text/plain; charset=utf-8", body, (size_t)n);
+	return hwsd_http_reply(c, status, "text/plain; charset=utf-8", body, (size_t)n);
 }
 
-/* The first query parameter, if any: these pages take none. */
-static enum MHD_Result first_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+struct args_check {
+	const char *const *allowed;
+	const char *bad;
+};
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	const char **ret = cls;
+	struct args_check *a = cls;
 
 	(void)kind, (void)value;
-	*ret = key;
+	for (const char *const *p = a->allowed; *p; p++)
+		if (!strcmp(*p, key))
+			return MHD_YES;
+	a->bad = key;
 	return MHD_NO;
+}
+
+static enum MHD_Result serve_page(struct hwsd_http_request *req, const struct page *page)
+{
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	f = open_memstream(&body, &len);
+	if (!f)
+		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	r = page->write(req->d, f);
+	if (fclose(f) != 0 || r < 0) {
+		free(body);
+		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	}
+	return hwsd_http_reply(req->c, MHD_HTTP_OK, page->type, body, len);
+}
+
+static bool path_matches(const char *pattern, const char *url)
+{
+	size_t len = strlen(pattern);
+
+	if (len > 1 && pattern[len - 1] == '/')
+		return !strncmp(pattern, url, len) && url[len];
+	return !strcmp(pattern, url);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -82,12 +127,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      void **req_cls)
 {
 	struct hwsd_http *h = cls;
+	struct hwsd_http_request req = { .d = h->d, .c = c, .url = url };
 	const struct page *page = NULL;
-	const char *arg = NULL;
-	char *body = NULL;
-	size_t len = 0;
-	FILE *f;
-	int r;
+	const struct route *route = NULL;
+	struct args_check args = { .allowed = no_params };
 
 	(void)version, (void)upload_data;
 	/* The first call is for the headers alone; answer on the second. */
@@ -96,26 +139,25 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return fail(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET and HEAD\n", method);
+		return hwsd_http_fail(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET and HEAD\n", method);
+	req.head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	if (*upload_data_size)
-		return fail(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
+		return hwsd_http_fail(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]) && !page; i++)
 		if (!strcmp(url, pages[i].path))
 			page = &pages[i];
-	if (!page)
-		return fail(c, MHD_HTTP_NOT_FOUND, "no such page\n");
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, first_arg, &arg);
-	if (arg)
-		return fail(c, MHD_HTTP_BAD_REQUEST, "%s takes no parameter (got \"%.64s\")\n", page->path, arg);
-	f = open_memstream(&body, &len);
-	if (!f)
-		return fail(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	r = page->write(h->d, f);
-	if (fclose(f) != 0 || r < 0) {
-		free(body);
-		return fail(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	}
-	return reply(c, MHD_HTTP_OK, page->type, body, len);
+	for (const struct route *r = routes; r->path && !page && !route; r++)
+		if (path_matches(r->path, url))
+			route = r;
+	if (!page && !route)
+		return hwsd_http_fail(c, MHD_HTTP_NOT_FOUND, "no such page\n");
+	if (route)
+		args.allowed = route->params;
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_arg, &args);
+	if (args.bad)
+		return hwsd_http_fail(c, MHD_HTTP_BAD_REQUEST, "%s takes no parameter \"%.64s\"\n",
+				      page ? page->path : route->path, args.bad);
+	return page ? serve_page(&req, page) : route->serve(&req);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -178,7 +220,8 @@ int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret)
 		return -ENOMEM;
 	}
 	h->d = d;
-	h->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+				  MHD_USE_ERROR_LOG |
 				  (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, handle, h,
 				  MHD_OPTION_SOCK_ADDR, ai->ai_addr,
@@ -186,6 +229,7 @@ int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret)
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, 16u,
 				  MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
+				  MHD_OPTION_THREAD_STACK_SIZE, (size_t)512 * 1024,
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_END);
 	freeaddrinfo(ai);
