@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Snapshots: periodic ones as a self-rearming delayed_work per camera,
- * those on an alarm or a motion as a work item that the poller or the
- * motion guard queues. Each snapshot opens the camera, lets skip_frames
- * go by for the exposure to settle, and saves one frame atomically (a
- * temporary file renamed into place), so the device is free in between
- * and a crash never leaves half an image under a final name.
+ * The cameras' jobs, each camera on its own queue. A periodic snapshot is
+ * a self-rearming delayed_work; one on an alarm or a motion is asked for
+ * by the poller or the motion guard; the live stream is asked for by HTTP
+ * viewers (live.h). All of them are served by one capture work item that
+ * takes a frame a run: it opens the camera when needed, lets skip_frames
+ * go by for the exposure to settle, saves the snapshots asked for
+ * atomically (a temporary file renamed into place, so a crash never
+ * leaves half an image under a final name), encodes the frame once for
+ * the viewers, and closes the device as soon as nothing wants frames.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +24,8 @@
 #include "hwsightd.h"
 
 #define FRAME_TIMEOUT_MS 2000
+/* After a failed capture with viewers waiting, try again this much later. */
+#define RETRY_MS 1000
 
 static const char *type_ext(enum hws_image_type type)
 {
@@ -116,70 +121,167 @@ static int snapshot_path(struct hwsd_camera *cam, const char *reason, char *path
 	return -EEXIST;
 }
 
-static int grab(struct hwsd_camera *cam, const char *reason, char *path, size_t size)
+static void stream_stop(struct hwsd_camera *cam)
+{
+	struct hws_capture_stats st;
+
+	if (!cam->dev)
+		return;
+	hws_camera_stats(cam->dev, &st);
+	hwsd_live_stream_stats(cam->live, &st, cam->setup.width, cam->setup.height, true);
+	cam->dev = hws_camera_close(cam->dev);
+}
+
+/* Both the snapshot's type and the live JPEG must be made from the frames;
+ * where the device's format cannot, libv4lconvert makes RGB. */
+static int stream_start(struct hwsd_camera *cam)
 {
 	const struct hwsd_camera_conf *conf = cam->conf;
 	struct hws_capture_request req = {
 		.width = conf->width, .height = conf->height, .interval = conf->interval,
 	};
-	struct hws_capture_setup setup;
-	struct hws_camera *c = NULL;
-	struct hws_frame frame;
 	int r;
 
-	r = hws_camera_open(conf->device, &c);
+	r = hws_camera_open(conf->device, &cam->dev);
 	if (r < 0)
 		return r;
-	r = hws_camera_negotiate(c, &req, &setup);
-	if (r == 0 && !hws_image_can_encode(setup.fourcc, conf->type)) {
-		/* A format we cannot encode: have libv4lconvert make RGB. */
+	r = hws_camera_negotiate(cam->dev, &req, &cam->setup);
+	if (r == 0 && !(hws_image_can_encode(cam->setup.fourcc, conf->type) &&
+			hws_image_can_encode(cam->setup.fourcc, HWS_IMAGE_JPEG))) {
 		req.fourcc = V4L2_PIX_FMT_RGB24;
 		req.convert = true;
-		r = hws_camera_negotiate(c, &req, &setup);
+		r = hws_camera_negotiate(cam->dev, &req, &cam->setup);
 	}
 	if (r == 0)
-		r = hws_camera_start(c);
-	for (unsigned i = 0; r == 0 && i <= conf->skip_frames; i++)
-		r = hws_camera_next(c, FRAME_TIMEOUT_MS, &frame);
+		r = hws_camera_start(cam->dev);
+	if (r < 0) {
+		cam->dev = hws_camera_close(cam->dev);
+		return r;
+	}
+	cam->skip = conf->skip_frames;
+	return 0;
+}
+
+static int next_frame(struct hwsd_camera *cam, struct hws_frame *frame)
+{
+	int r = cam->dev ? 0 : stream_start(cam);
+
+	for (; r == 0 && cam->skip; cam->skip--)
+		r = hws_camera_next(cam->dev, FRAME_TIMEOUT_MS, frame);
 	if (r == 0)
-		r = snapshot_path(cam, reason, path, size);
-	if (r == 0)
-		r = hws_image_save(cam->enc, path, &frame, conf->type, conf->quality);
-	hws_camera_close(c);
+		r = hws_camera_next(cam->dev, FRAME_TIMEOUT_MS, frame);
+	if (r < 0)
+		stream_stop(cam);
 	return r;
 }
 
-static void snapshot(struct hwsd_camera *cam, const char *reason)
+/* Said once per kind of failure: a busy camera or a full disk would
+ * otherwise fill the journal at every period. */
+static void failed(struct hwsd_camera *cam, int *last, int r, const char *what, const char *where)
+{
+	if (r != *last)
+		log_warning("camera %s: %s failed: %s: %s", cam->conf->name, what, where,
+			    r == -EBUSY ? "device busy (another program is capturing)" : strerror(-r));
+	*last = r;
+	hwsd_live_set_error(cam->live, r);
+}
+
+static void snapshot(struct hwsd_camera *cam, const char *reason, const struct hws_frame *frame)
 {
 	struct hwsd_event ev = HWSD_EVENT_INIT("snapshot");
-	char path[4096];
+	char path[4096], what[32];
 	int r;
 
-	if (!atomic_load(&cam->present)) {
-		log_debug("camera %s: %s is not there; no %s snapshot", cam->conf->name,
-			  cam->conf->device, reason);
-		return;
-	}
-	r = grab(cam, reason, path, sizeof(path));
+	r = snapshot_path(cam, reason, path, sizeof(path));
+	if (r == 0)
+		r = hws_image_save(cam->enc, path, frame, cam->conf->type, cam->conf->quality);
 	if (r < 0) {
-		/* Said once per kind of failure: a busy camera or a full disk
-		 * would otherwise fill the journal at every period. */
-		if (r != cam->last_error)
-			log_warning("camera %s: %s snapshot failed: %s: %s", cam->conf->name, reason,
-				    r == -ENOSPC || r == -EROFS || r == -EACCES ? cam->directory :
-										    cam->conf->device,
-				    r == -EBUSY ? "device busy (another program is capturing)" : strerror(-r));
-		cam->last_error = r;
+		snprintf(what, sizeof(what), "%s snapshot", reason);
+		failed(cam, &cam->save_error, r, what, cam->directory);
 		return;
 	}
-	if (cam->last_error)
+	if (cam->save_error)
 		log_notice("camera %s: snapshots work again", cam->conf->name);
-	cam->last_error = 0;
-	cam->snapshots++;
+	cam->save_error = 0;
+	hwsd_live_snapshot_taken(cam->live, path);
 	ev.camera = cam->conf->name;
 	ev.path = path;
 	hwsd_log_event(LOG_INFO, &ev, "camera %s: %s snapshot %s", cam->conf->name, reason, path);
 	prune(cam);
+}
+
+static void publish(struct hwsd_camera *cam, const struct hws_frame *frame)
+{
+	struct hws_capture_stats st;
+	const void *jpeg;
+	size_t size;
+
+	if (hws_image_encode(cam->enc, frame, HWS_IMAGE_JPEG, cam->conf->quality, &jpeg, &size) == 0)
+		hwsd_live_publish(cam->live, jpeg, size);
+	hws_camera_stats(cam->dev, &st);
+	hwsd_live_stream_stats(cam->live, &st, frame->width, frame->height, false);
+}
+
+/*
+ * One frame: for the snapshots asked for, and for the live viewers. While
+ * viewers remain the work queues itself again, and hws_camera_next() paces
+ * it at the camera's rate; once nothing wants frames the device is closed.
+ */
+static void capture_work(struct work_struct *work)
+{
+	struct hwsd_camera *cam = container_of(work, struct hwsd_camera, capture.work);
+	static const struct { unsigned bit; const char *name; } reasons[] = {
+		{ HWSD_SNAP_PERIODIC, "periodic" },
+		{ HWSD_SNAP_ALARM, "alarm" },
+		{ HWSD_SNAP_MOTION, "motion" },
+	};
+	unsigned want = atomic_exchange(&cam->reasons, 0);
+	bool live = hwsd_live_wanted(cam->live);
+	struct hws_frame frame;
+	int r;
+
+	if (!want && !live) {
+		stream_stop(cam);
+		return;
+	}
+	if (!atomic_load(&cam->present)) {
+		log_debug("camera %s: %s is not there; no frame", cam->conf->name, cam->conf->device);
+		stream_stop(cam);
+		return;
+	}
+	r = next_frame(cam, &frame);
+	if (r < 0) {
+		failed(cam, &cam->capture_error, r, "capture", cam->conf->device);
+		if (live)
+			queue_delayed_work(cam->wq, &cam->capture, msecs_to_jiffies(RETRY_MS));
+		return;
+	}
+	if (cam->capture_error)
+		log_notice("camera %s: capture works again", cam->conf->name);
+	cam->capture_error = 0;
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (want & reasons[i].bit)
+			snapshot(cam, reasons[i].name, &frame);
+	if (live)
+		publish(cam, &frame);
+	if (hwsd_live_wanted(cam->live))
+		queue_delayed_work(cam->wq, &cam->capture, 0);
+	else
+		stream_stop(cam);
+}
+
+static void want_frame(struct hwsd_camera *cam, unsigned reason)
+{
+	atomic_fetch_or(&cam->reasons, reason);
+	mod_delayed_work(cam->wq, &cam->capture, 0);
+}
+
+/* From a viewer's thread, under the live lock. */
+static void wake(void *userdata)
+{
+	struct hwsd_camera *cam = userdata;
+
+	queue_delayed_work(cam->wq, &cam->capture, 0);
 }
 
 static void periodic_work(struct work_struct *work)
@@ -187,19 +289,8 @@ static void periodic_work(struct work_struct *work)
 	struct hwsd_camera *cam = container_of(work, struct hwsd_camera, periodic.work);
 	unsigned long delay = msecs_to_jiffies(cam->conf->snapshot_ms);
 
-	snapshot(cam, "periodic");
-	queue_delayed_work(cam->d->capture_wq, &cam->periodic, round_jiffies_relative(delay));
-}
-
-static void event_work(struct work_struct *work)
-{
-	struct hwsd_camera *cam = container_of(work, struct hwsd_camera, event);
-	unsigned reasons = atomic_exchange(&cam->reasons, 0);
-
-	if (reasons & HWSD_SNAP_ALARM)
-		snapshot(cam, "alarm");
-	if (reasons & HWSD_SNAP_MOTION)
-		snapshot(cam, "motion");
+	want_frame(cam, HWSD_SNAP_PERIODIC);
+	queue_delayed_work(cam->wq, &cam->periodic, round_jiffies_relative(delay));
 }
 
 void hwsd_cameras_trigger(struct hwsd *d, unsigned reason)
@@ -207,11 +298,9 @@ void hwsd_cameras_trigger(struct hwsd *d, unsigned reason)
 	for (size_t i = 0; i < d->n_cameras; i++) {
 		struct hwsd_camera *cam = &d->cameras[i];
 
-		if ((reason == HWSD_SNAP_ALARM && !cam->conf->on_alarm) ||
-		    (reason == HWSD_SNAP_MOTION && !cam->conf->on_motion))
-			continue;
-		atomic_fetch_or(&cam->reasons, reason);
-		queue_work(d->capture_wq, &cam->event);
+		if ((reason == HWSD_SNAP_ALARM && cam->conf->on_alarm) ||
+		    (reason == HWSD_SNAP_MOTION && cam->conf->on_motion))
+			want_frame(cam, reason);
 	}
 }
 
@@ -230,65 +319,101 @@ void hwsd_cameras_hotplug(struct hwsd *d)
 
 		if (now == atomic_exchange(&cam->present, now))
 			continue;
+		hwsd_live_set_present(cam->live, now);
 		log_notice("camera %s: %s %s", cam->conf->name, cam->conf->device,
 			   now ? "appeared" : "went away");
 		if (now && cam->conf->snapshot_ms)
-			mod_delayed_work(d->capture_wq, &cam->periodic, 0);
+			mod_delayed_work(cam->wq, &cam->periodic, 0);
 	}
 	hwsd_status(d);
+}
+
+static int camera_init(struct hwsd *d, struct hwsd_camera *cam, const struct hwsd_camera_conf *conf)
+{
+	int r;
+
+	cam->d = d;
+	cam->conf = conf;
+	INIT_DELAYED_WORK(&cam->periodic, periodic_work);
+	INIT_DELAYED_WORK(&cam->capture, capture_work);
+	if (conf->directory)
+		cam->directory = strdup(conf->directory);
+	else if (asprintf(&cam->directory, "%s/snapshots", d->config->state_dir) < 0)
+		cam->directory = NULL;
+	if (!cam->directory)
+		return -ENOMEM;
+	r = hws_image_encoder_new(&cam->enc);
+	if (r < 0)
+		return r;
+	r = hwsd_live_new(conf->name, wake, cam, &cam->live);
+	if (r < 0)
+		return r;
+	cam->wq = create_freezeable_workqueue("hwsight-camera");
+	if (!cam->wq)
+		return -ENOMEM;
+	r = mkdir_p(cam->directory, 0750);
+	if (r < 0)
+		log_warning("camera %s: cannot create %s: %s", conf->name, cam->directory, strerror(-r));
+	atomic_store(&cam->present, device_exists(conf->device));
+	hwsd_live_set_present(cam->live, atomic_load(&cam->present));
+	log_info("camera %s: %s%s, snapshots in %s", conf->name, conf->device,
+		 atomic_load(&cam->present) ? "" : " (not there yet)", cam->directory);
+	if (conf->snapshot_ms)
+		queue_delayed_work(cam->wq, &cam->periodic, 0);
+	return 0;
+}
+
+/* Once its works are cancelled: the queue is idle, the device ours. */
+static void camera_done(struct hwsd_camera *cam)
+{
+	if (cam->wq)
+		destroy_workqueue(cam->wq);
+	stream_stop(cam);
+	hws_image_encoder_free(cam->enc);
+	free(cam->directory);
+	hwsd_live_unref(cam->live);
 }
 
 int hwsd_cameras_start(struct hwsd *d)
 {
 	const struct hwsd_config *c = d->config;
+	struct hwsd_live **lives;
 	int r;
 
 	d->cameras = calloc(c->n_cameras ? c->n_cameras : 1, sizeof(*d->cameras));
-	if (!d->cameras)
+	lives = calloc(c->n_cameras ? c->n_cameras : 1, sizeof(*lives));
+	if (!d->cameras || !lives) {
+		free(lives);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < c->n_cameras; i++) {
-		struct hwsd_camera *cam = &d->cameras[d->n_cameras];
-		const struct hwsd_camera_conf *conf = &c->cameras[i];
+		struct hwsd_camera *cam = &d->cameras[d->n_cameras++];
 
-		cam->d = d;
-		cam->conf = conf;
-		INIT_DELAYED_WORK(&cam->periodic, periodic_work);
-		INIT_WORK(&cam->event, event_work);
-		if (conf->directory)
-			cam->directory = strdup(conf->directory);
-		else if (asprintf(&cam->directory, "%s/snapshots", c->state_dir) < 0)
-			cam->directory = NULL;
-		if (!cam->directory)
-			return -ENOMEM;
-		r = hws_image_encoder_new(&cam->enc);
+		r = camera_init(d, cam, &c->cameras[i]);
 		if (r < 0) {
-			free(cam->directory);
+			free(lives);
 			return r;
 		}
-		d->n_cameras++;
-		r = mkdir_p(cam->directory, 0750);
-		if (r < 0)
-			log_warning("camera %s: cannot create %s: %s", conf->name, cam->directory,
-				    strerror(-r));
-		atomic_store(&cam->present, device_exists(conf->device));
-		log_info("camera %s: %s%s, snapshots in %s", conf->name, conf->device,
-			 atomic_load(&cam->present) ? "" : " (not there yet)", cam->directory);
-		if (conf->snapshot_ms)
-			queue_delayed_work(d->capture_wq, &cam->periodic, 0);
+		lives[i] = cam->live;
 	}
-	return 0;
+	r = hwsd_live_set_replace(&d->live, lives, d->n_cameras);
+	free(lives);
+	return r;
 }
 
 void hwsd_cameras_stop(struct hwsd *d)
 {
+	hwsd_live_set_replace(&d->live, NULL, 0);
+	/* First no viewer can wake a camera, then none re-arms itself. */
+	for (size_t i = 0; i < d->n_cameras; i++)
+		if (d->cameras[i].live)
+			hwsd_live_close(d->cameras[i].live);
 	for (size_t i = 0; i < d->n_cameras; i++) {
 		cancel_delayed_work_sync(&d->cameras[i].periodic);
-		cancel_work_sync(&d->cameras[i].event);
+		cancel_delayed_work_sync(&d->cameras[i].capture);
 	}
-	for (size_t i = 0; i < d->n_cameras; i++) {
-		hws_image_encoder_free(d->cameras[i].enc);
-		free(d->cameras[i].directory);
-	}
+	for (size_t i = 0; i < d->n_cameras; i++)
+		camera_done(&d->cameras[i]);
 	free(d->cameras);
 	d->cameras = NULL;
 	d->n_cameras = 0;

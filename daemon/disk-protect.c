@@ -114,6 +114,8 @@ static void guard_work(struct work_struct *work)
 	hws_motion_detector_get_state(g->detector, &state);
 	if (!g->in_motion && (events & (HWS_MOTION_EVENT_SUDDEN_MOTION | HWS_MOTION_EVENT_FREE_FALL))) {
 		g->in_motion = true;
+		atomic_fetch_add(&g->d->motion_events, 1);
+		atomic_store(&g->d->in_motion, true);
 		if (m->n_disks)
 			park_all(g, m->park_ms);
 		event(g, "motion", events & HWS_MOTION_EVENT_FREE_FALL ? "free fall" : "sudden motion");
@@ -121,6 +123,7 @@ static void guard_work(struct work_struct *work)
 	}
 	if (g->in_motion && !state.moving && !state.falling) {
 		g->in_motion = false;
+		atomic_store(&g->d->in_motion, false);
 		if (g->parked)
 			park_all(g, 0);
 		event(g, "motion-end", "motion over");
@@ -180,6 +183,7 @@ int hwsd_guard_start(struct hwsd *d)
 	log_info("watching the motion sensor every %u ms%s%s", m->interval_ms,
 		 m->n_disks ? " to protect " : " (no disks to protect)", g->disks);
 	d->guard = g;
+	atomic_store(&d->motion_watched, true);
 	queue_delayed_work(d->motion_wq, &g->dwork, 0);
 	return 0;
 fail:
@@ -195,6 +199,7 @@ void hwsd_guard_stop(struct hwsd *d)
 
 	if (!g)
 		return;
+	atomic_store(&d->motion_watched, false);
 	cancel_delayed_work_sync(&g->dwork);
 	/* Never leave the heads parked behind us. */
 	if (g->parked)

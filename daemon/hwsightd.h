@@ -6,9 +6,11 @@
  * The daemon's state and the seams between its files. Threads: the main
  * thread runs the sd-event loop (signals, the bus, udev, the watchdog)
  * and is the only one that starts, stops and reloads; every poll, capture
- * and motion sample runs as a work item on one of three single-threaded
- * freezeable workqueues, which is what serialises access to the sensors
- * context, the alarm table and each camera.
+ * and motion sample runs as a work item on a single-threaded freezeable
+ * workqueue (one for the pollers, one for motion, one per camera), which
+ * is what serialises access to the sensors context, the alarm table and
+ * each camera. The HTTP side has a thread per connection and sees only
+ * what is published for it (readings.h, live.h).
  */
 
 #include <pthread.h>
@@ -24,6 +26,7 @@
 #include <hwsight/workqueue.h>
 
 #include "config.h"
+#include "live.h"
 #include "log.h"
 #include "readings.h"
 
@@ -50,24 +53,31 @@ enum {
 	HWSD_SNAP_MOTION   = 1u << 2,
 };
 
+/* A camera has its own queue, so that one that stalls stalls nobody else.
+ * The device is open only while something wants frames: a snapshot, or a
+ * viewer of the live stream (live.h). */
 struct hwsd_camera {
 	struct delayed_work periodic;
-	struct work_struct event;
+	struct delayed_work capture;       /* one frame a run, re-queued while wanted */
+	struct workqueue_struct *wq;
 	struct hwsd *d;
 	const struct hwsd_camera_conf *conf;
 	char *directory;
-	struct hws_image_encoder *enc;
-	atomic_uint reasons;               /* HWSD_SNAP_* waiting for @event */
+	struct hwsd_live *live;
+	struct hws_image_encoder *enc;     /* C: the camera's queue */
+	struct hws_camera *dev;            /* C: open while streaming */
+	struct hws_capture_setup setup;    /* C */
+	unsigned skip;                     /* C: frames to let go by before one is used */
+	atomic_uint reasons;               /* HWSD_SNAP_* waiting for @capture */
 	atomic_bool present;               /* its device node exists */
-	int last_error;                    /* C: capture queue; logged once */
-	uint64_t snapshots;
+	int capture_error;                 /* C: logged once */
+	int save_error;                    /* C: logged once */
 };
 
 struct hwsd {
 	struct hwsd_config *config;
 	struct hws_sensors *sensors;       /* P: poll queue while running */
 	struct workqueue_struct *poll_wq;
-	struct workqueue_struct *capture_wq;
 	struct workqueue_struct *motion_wq;
 
 	pthread_mutex_t pollers_lock;      /* the list, not the pollers */
@@ -78,6 +88,7 @@ struct hwsd {
 
 	struct hwsd_camera *cameras;
 	size_t n_cameras;
+	struct hwsd_live_set live;         /* the cameras, as HTTP sees them */
 	struct hwsd_alarms *alarms;        /* P: poll queue */
 	struct hwsd_guard *guard;          /* NULL without disk protection */
 	struct hwsd_readings readings;     /* what the pollers publish */
@@ -87,6 +98,9 @@ struct hwsd {
 	atomic_uint alarms_active;
 	atomic_bool frozen;
 	atomic_uint children;              /* exec= commands running */
+	atomic_bool motion_watched;        /* the guard runs (for HTTP) */
+	atomic_ullong motion_events;       /* motion begun since the start */
+	atomic_bool in_motion;
 };
 
 /* pollers.c */

@@ -413,9 +413,8 @@ static void ready(struct main_loop *ml)
 static int queues_create(struct hwsd *d)
 {
 	d->poll_wq = create_freezeable_workqueue("hwsight-poll");
-	d->capture_wq = create_freezeable_workqueue("hwsight-capture");
 	d->motion_wq = create_freezeable_workqueue("hwsight-motion");
-	return d->poll_wq && d->capture_wq && d->motion_wq ? 0 : -ENOMEM;
+	return d->poll_wq && d->motion_wq ? 0 : -ENOMEM;
 }
 
 static void teardown(struct main_loop *ml)
@@ -431,8 +430,6 @@ static void teardown(struct main_loop *ml)
 	jobs_stop(d);
 	if (d->poll_wq)
 		destroy_workqueue(d->poll_wq);
-	if (d->capture_wq)
-		destroy_workqueue(d->capture_wq);
 	if (d->motion_wq)
 		destroy_workqueue(d->motion_wq);
 	hwsd_exec_reap(d);
@@ -442,6 +439,7 @@ static void teardown(struct main_loop *ml)
 	hwsd_alarms_free(d->alarms);
 	hwsd_config_free(d->config);
 	hwsd_readings_done(&d->readings);
+	hwsd_live_set_done(&d->live);
 	pthread_mutex_destroy(&d->pollers_lock);
 }
 
@@ -465,6 +463,7 @@ int main(int argc, char **argv)
 	}
 	pthread_mutex_init(&d->pollers_lock, NULL);
 	hwsd_readings_init(&d->readings);
+	hwsd_live_set_init(&d->live);
 	hwsd_pollers_init(d);
 	if (!ml.o.foreground && !ml.o.once && !getenv("NOTIFY_SOCKET") && !getenv("INVOCATION_ID")) {
 		r = detach(&ml);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * /api/v1/sensors and /api/v1/alarms: the latest readings as JSON, built
- * with json-c. Numbers that are unknown (an unreadable value, a limit the
- * chip lacks) are null.
+ * /api/v1/sensors, /api/v1/alarms and /api/v1/cameras: the latest readings
+ * and the cameras' states as JSON, built with json-c. Numbers that are
+ * unknown (an unreadable value, a limit the chip lacks) are null.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -118,5 +118,59 @@ int hwsd_http_api_alarms(struct hwsd *d, FILE *f)
 	}
 	pthread_mutex_unlock(&r->lock);
 	json_object_object_add(root, "alarms", alarms);
+	return emit(root, f);
+}
+
+static json_object *fraction_seconds(struct hws_fract f)
+{
+	return f.den ? json_object_new_double((double)f.num / f.den) : NULL;
+}
+
+static json_object *camera(const struct hwsd_live *l, const struct hwsd_camera_status *st)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(l->name));
+	json_object_object_add(o, "present", json_object_new_boolean(st->present));
+	json_object_object_add(o, "streaming", json_object_new_boolean(st->streaming));
+	json_object_object_add(o, "viewers", json_object_new_int64(st->viewers));
+	json_object_object_add(o, "width", st->width ? json_object_new_int64(st->width) : NULL);
+	json_object_object_add(o, "height", st->height ? json_object_new_int64(st->height) : NULL);
+	json_object_object_add(o, "target_interval_s", fraction_seconds(st->target_interval));
+	json_object_object_add(o, "frames", json_object_new_uint64(st->kept));
+	json_object_object_add(o, "driver_frames", json_object_new_uint64(st->delivered));
+	json_object_object_add(o, "dropped", json_object_new_uint64(st->dropped));
+	json_object_object_add(o, "decimated", json_object_new_uint64(st->decimated));
+	json_object_object_add(o, "mean_interval_ms", number(st->mean_interval_ms));
+	json_object_object_add(o, "jitter_ms", number(st->jitter_ms));
+	json_object_object_add(o, "snapshots", json_object_new_uint64(st->snapshots));
+	json_object_object_add(o, "last_snapshot", st->last_snapshot_ms ?
+				json_object_new_string(st->last_snapshot) : NULL);
+	json_object_object_add(o, "last_snapshot_time", st->last_snapshot_ms ?
+				iso_time(st->last_snapshot_ms) : NULL);
+	json_object_object_add(o, "error", st->last_error ?
+				json_object_new_string(strerror(-st->last_error)) : NULL);
+	return o;
+}
+
+int hwsd_http_api_cameras(struct hwsd *d, FILE *f)
+{
+	json_object *root = json_object_new_object(), *cameras = json_object_new_array();
+	struct hwsd_live **lives;
+	int n = hwsd_live_set_list(&d->live, &lives);
+
+	if (n < 0) {
+		json_object_put(root);
+		json_object_put(cameras);
+		return n;
+	}
+	for (int i = 0; i < n; i++) {
+		struct hwsd_camera_status st;
+
+		hwsd_live_status(lives[i], &st);
+		json_object_array_add(cameras, camera(lives[i], &st));
+	}
+	hwsd_live_set_release(lives, (size_t)n);
+	json_object_object_add(root, "cameras", cameras);
 	return emit(root, f);
 }

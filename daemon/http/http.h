@@ -35,5 +35,10 @@ int hwsd_http_metrics(struct hwsd *d, FILE *f);
 /* api.c: JSON. */
 int hwsd_http_api_sensors(struct hwsd *d, FILE *f);
 int hwsd_http_api_alarms(struct hwsd *d, FILE *f);
+int hwsd_http_api_cameras(struct hwsd *d, FILE *f);
+
+/* camera.c: /snapshot.jpg and /stream.mjpg. */
+enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req);
+enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req);
 
 #endif

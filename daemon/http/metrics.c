@@ -3,10 +3,12 @@
  * /metrics, named after node_exporter's hwmon collector so that the
  * dashboards people have need only a new prefix: hwsight_temp_celsius,
  * hwsight_fan_rpm, hwsight_in_volts ..., their limits, alarm and fault
- * flags, one info series per chip, and the daemon's own counters.
+ * flags, one info series per chip, and the daemon's own counters: the
+ * cameras' pacing and the motion sensor's events.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../hwsightd.h"
@@ -107,6 +109,85 @@ static void family(FILE *f, const struct hwsd_readings *r, enum hws_sensor_kind 
 	}
 }
 
+enum camera_field { PRESENT, STREAMING, VIEWERS, FRAMES, DRIVER_FRAMES, DROPPED, DECIMATED,
+		    TARGET_INTERVAL, MEAN_INTERVAL, JITTER, SNAPSHOTS };
+
+static const struct {
+	enum camera_field field;
+	const char *name;
+	bool counter;
+	const char *help;
+} camera_families[] = {
+	{ PRESENT, "hwsight_camera_present", false, "1 while the camera's device node exists" },
+	{ STREAMING, "hwsight_camera_streaming", false, "1 while the camera is open and capturing" },
+	{ VIEWERS, "hwsight_camera_viewers", false, "Clients of the camera's MJPEG stream" },
+	{ FRAMES, "hwsight_camera_frames_total", true, "Frames kept on the camera's pacing grid" },
+	{ DRIVER_FRAMES, "hwsight_camera_driver_frames_total", true, "Frames the driver delivered" },
+	{ DROPPED, "hwsight_camera_dropped_frames_total", true,
+	  "Frames the driver lost (gaps in its sequence numbers)" },
+	{ DECIMATED, "hwsight_camera_decimated_frames_total", true,
+	  "Frames skipped to stay on the 300 Hz grid" },
+	{ TARGET_INTERVAL, "hwsight_camera_target_interval_seconds", false,
+	  "The frame interval the camera is paced at" },
+	{ MEAN_INTERVAL, "hwsight_camera_frame_interval_seconds", false,
+	  "The mean interval between kept frames in the last stream, by driver timestamps" },
+	{ JITTER, "hwsight_camera_frame_jitter_seconds", false,
+	  "The standard deviation of those intervals" },
+	{ SNAPSHOTS, "hwsight_camera_snapshots_total", true, "Snapshot files written" },
+};
+
+static double camera_value(const struct hwsd_camera_status *st, enum camera_field field)
+{
+	switch (field) {
+	case PRESENT: return st->present;
+	case STREAMING: return st->streaming;
+	case VIEWERS: return st->viewers;
+	case FRAMES: return (double)st->kept;
+	case DRIVER_FRAMES: return (double)st->delivered;
+	case DROPPED: return (double)st->dropped;
+	case DECIMATED: return (double)st->decimated;
+	case TARGET_INTERVAL:
+		return st->target_interval.den ? (double)st->target_interval.num / st->target_interval.den : NAN;
+	case MEAN_INTERVAL: return st->mean_interval_ms / 1000;
+	case JITTER: return st->jitter_ms / 1000;
+	case SNAPSHOTS: return (double)st->snapshots;
+	}
+	return NAN;
+}
+
+static int cameras(struct hwsd *d, FILE *f)
+{
+	struct hwsd_live **lives;
+	struct hwsd_camera_status *st;
+	int n = hwsd_live_set_list(&d->live, &lives);
+
+	if (n <= 0)
+		return n;
+	st = calloc((size_t)n, sizeof(*st));
+	if (!st) {
+		hwsd_live_set_release(lives, (size_t)n);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		hwsd_live_status(lives[i], &st[i]);
+	for (size_t fi = 0; fi < sizeof(camera_families) / sizeof(camera_families[0]); fi++) {
+		fprintf(f, "# HELP %s %s.\n# TYPE %s %s\n", camera_families[fi].name, camera_families[fi].help,
+			camera_families[fi].name, camera_families[fi].counter ? "counter" : "gauge");
+		for (int i = 0; i < n; i++) {
+			double v = camera_value(&st[i], camera_families[fi].field);
+
+			if (isnan(v))
+				continue;
+			fprintf(f, "%s{camera=\"", camera_families[fi].name);
+			label_value(f, lives[i]->name);
+			fprintf(f, "\"} %.17g\n", v);
+		}
+	}
+	free(st);
+	hwsd_live_set_release(lives, (size_t)n);
+	return 0;
+}
+
 int hwsd_http_metrics(struct hwsd *d, FILE *f)
 {
 	struct hwsd_readings *r = &d->readings;
@@ -145,5 +226,14 @@ int hwsd_http_metrics(struct hwsd *d, FILE *f)
 	fprintf(f, "# HELP hwsight_alarms_active Alarms logged and not yet ended.\n"
 		"# TYPE hwsight_alarms_active gauge\nhwsight_alarms_active %u\n",
 		atomic_load(&d->alarms_active));
+	if (atomic_load(&d->motion_watched))
+		fprintf(f, "# HELP hwsight_motion_events_total Sudden motions and free falls the motion "
+			"sensor reported.\n# TYPE hwsight_motion_events_total counter\n"
+			"hwsight_motion_events_total %llu\n"
+			"# HELP hwsight_motion_active 1 while the machine is moving.\n"
+			"# TYPE hwsight_motion_active gauge\nhwsight_motion_active %d\n",
+			atomic_load(&d->motion_events), atomic_load(&d->in_motion));
+	if (cameras(d, f) < 0)
+		return -ENOMEM;
 	return ferror(f) ? -EIO : 0;
 }

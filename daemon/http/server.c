@@ -23,6 +23,7 @@ struct hwsd_http {
 };
 
 static const char *const no_params[] = { NULL };
+static const char *const camera_params[] = { "camera", NULL };
 
 /* Pages written whole into memory, then sent. */
 static const struct page {
@@ -33,6 +34,7 @@ static const struct page {
 	{ "/metrics", "text/plain; version=0.0.4; charset=utf-8", hwsd_http_metrics },
 	{ "/api/v1/sensors", "application/json", hwsd_http_api_sensors },
 	{ "/api/v1/alarms", "application/json", hwsd_http_api_alarms },
+	{ "/api/v1/cameras", "application/json", hwsd_http_api_cameras },
 };
 
 /* Pages that answer by themselves: a path ending in '/' is a prefix. */
@@ -41,6 +43,8 @@ static const struct route {
 	const char *const *params;  /* the query parameters it takes */
 	enum MHD_Result (*serve)(struct hwsd_http_request *req);
 } routes[] = {
+	{ "/snapshot.jpg", camera_params, hwsd_http_snapshot },
+	{ "/stream.mjpg", camera_params, hwsd_http_stream },
 	{ NULL }
 };
 
@@ -224,13 +228,13 @@ int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret)
 				  MHD_USE_ERROR_LOG |
 				  (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, handle, h,
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 				  MHD_OPTION_CONNECTION_LIMIT, 64u,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, 16u,
 				  MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
 				  MHD_OPTION_THREAD_STACK_SIZE, (size_t)512 * 1024,
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!h->mhd) {

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /snapshot.jpg?camera=NAME, the latest frame, and /stream.mjpg?camera=NAME,
+ * the frames as they come, as multipart/x-mixed-replace the way
+ * mjpg-streamer serves them. Both take frames the camera's queue encoded
+ * once (live.h): a viewer never opens the device, and ten cost the camera
+ * what one does. NAME is only ever compared with the configured names.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../hwsightd.h"
+#include "http.h"
+
+#define BOUNDARY "hwsightframe"
+/* How long a viewer waits for a frame before saying so. */
+#define SNAPSHOT_WAIT_MS 5000
+/* A stream's wait between checks that its client is still there. */
+#define STREAM_WAIT_MS 1000
+
+static enum MHD_Result find_camera(struct hwsd_http_request *req, struct hwsd_live **ret)
+{
+	const char *name = MHD_lookup_connection_value(req->c, MHD_GET_ARGUMENT_KIND, "camera");
+
+	if (!name || !*name)
+		return hwsd_http_fail(req->c, MHD_HTTP_BAD_REQUEST,
+				      "%s needs camera=NAME (see /api/v1/cameras)\n", req->url);
+	*ret = hwsd_live_set_find(&req->d->live, name);
+	if (!*ret)
+		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "no camera called \"%.64s\"\n", name);
+	return MHD_YES;
+}
+
+static enum MHD_Result no_frame(struct hwsd_http_request *req, struct hwsd_live *l, int r)
+{
+	struct hwsd_camera_status st;
+
+	hwsd_live_status(l, &st);
+	if (r == -ESHUTDOWN)
+		return hwsd_http_fail(req->c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				      "camera %s: stopped (the daemon is reloading or stopping)\n", l->name);
+	return hwsd_http_fail(req->c, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s: no frame in %d s%s%s\n",
+			      l->name, SNAPSHOT_WAIT_MS / 1000, st.last_error ? ": " : "",
+			      !st.present ? "its device is not there" :
+			      st.last_error ? strerror(-st.last_error) : "");
+}
+
+enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req)
+{
+	struct hwsd_live *l = NULL;
+	struct hwsd_jpeg *j = NULL;
+	enum MHD_Result ret;
+	char *body;
+	int r;
+
+	ret = find_camera(req, &l);
+	if (!l)
+		return ret;
+	r = hwsd_live_next(l, 0, SNAPSHOT_WAIT_MS, &j);
+	if (r < 0) {
+		ret = no_frame(req, l, r);
+		hwsd_live_unref(l);
+		return ret;
+	}
+	body = malloc(j->size);
+	if (body)
+		memcpy(body, j->data, j->size);
+	ret = body ? hwsd_http_reply(req->c, MHD_HTTP_OK, "image/jpeg", body, j->size) : MHD_NO;
+	hwsd_jpeg_unref(j);
+	hwsd_live_unref(l);
+	return ret;
+}
+
+/* A viewer of the stream: the frame being sent, and how far. */
+struct viewer {
+	struct hwsd_live *live;
+	struct hwsd_jpeg *frame;
+	uint64_t seq;
+	char head[160];
+	size_t head_len;
+	size_t sent;               /* of head, then data, then "\r\n" */
+};
+
+static size_t copy_part(char *buf, size_t max, const void *part, size_t len, size_t *off)
+{
+	size_t n = len - *off < max ? len - *off : max;
+
+	memcpy(buf, (const char *)part + *off, n);
+	*off += n;
+	return n;
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct viewer *v = cls;
+	size_t n = 0, off;
+	int r;
+
+	(void)pos;
+	if (!v->frame) {
+		r = hwsd_live_next(v->live, v->seq, STREAM_WAIT_MS, &v->frame);
+		if (r == -ESHUTDOWN)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		/* Nothing yet: libmicrohttpd calls again, after checking the
+		 * client is still there and the server still running. */
+		if (r < 0)
+			return 0;
+		v->seq = v->frame->seq;
+		v->sent = 0;
+		v->head_len = (size_t)snprintf(v->head, sizeof(v->head),
+					       "--" BOUNDARY "\r\nContent-Type: image/jpeg\r\n"
+					       "Content-Length: %zu\r\nX-Timestamp: %lld.%03lld\r\n\r\n",
+					       v->frame->size, (long long)(v->frame->time_ms / 1000),
+					       (long long)(v->frame->time_ms % 1000));
+	}
+	if (v->sent < v->head_len) {
+		off = v->sent;
+		n += copy_part(buf, max, v->head, v->head_len, &off);
+		v->sent = off;
+	}
+	if (n < max && v->sent >= v->head_len && v->sent < v->head_len + v->frame->size) {
+		off = v->sent - v->head_len;
+		n += copy_part(buf + n, max - n, v->frame->data, v->frame->size, &off);
+		v->sent = v->head_len + off;
+	}
+	if (n < max && v->sent >= v->head_len + v->frame->size) {
+		off = v->sent - v->head_len - v->frame->size;
+		n += copy_part(buf + n, max - n, "\r\n", 2, &off);
+		v->sent = v->head_len + v->frame->size + off;
+		if (off == 2)
+			v->frame = hwsd_jpeg_unref(v->frame);
+	}
+	return (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+	struct viewer *v = cls;
+
+	hwsd_live_viewers(v->live, -1);
+	hwsd_jpeg_unref(v->frame);
+	hwsd_live_unref(v->live);
+	free(v);
+}
+
+enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req)
+{
+	struct MHD_Response *resp;
+	struct hwsd_live *l = NULL;
+	enum MHD_Result ret;
+	struct viewer *v;
+
+	ret = find_camera(req, &l);
+	if (!l)
+		return ret;
+	v = calloc(1, sizeof(*v));
+	if (!v) {
+		hwsd_live_unref(l);
+		return MHD_NO;
+	}
+	v->live = l;
+	hwsd_live_viewers(l, +1);
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, v, stream_free);
+	if (!resp) {
+		stream_free(v);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"multipart/x-mixed-replace;boundary=" BOUNDARY);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = MHD_queue_response(req->c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}

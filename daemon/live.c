@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Live frames: the hand-over between a camera's capture queue and the
+ * HTTP threads (see live.h), and the set of cameras the HTTP side knows.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "live.h"
+
+/* A snapshot request keeps the camera streaming this long, so that a page
+ * refreshing every few seconds does not reopen the device each time. */
+#define LINGER_MS 10000
+/* With no frame seen yet, one captured this recently is "the latest". */
+#define FRESH_MS 1000
+
+static int64_t now_ms(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct hwsd_jpeg *hwsd_jpeg_unref(struct hwsd_jpeg *j)
+{
+	if (j && atomic_fetch_sub(&j->ref, 1) == 1)
+		free(j);
+	return NULL;
+}
+
+int hwsd_live_new(const char *name, void (*wake)(void *), void *userdata, struct hwsd_live **ret)
+{
+	struct hwsd_live *l = calloc(1, sizeof(*l));
+	pthread_condattr_t attr;
+
+	if (!l)
+		return -ENOMEM;
+	l->name = strdup(name);
+	if (!l->name) {
+		free(l);
+		return -ENOMEM;
+	}
+	atomic_init(&l->ref, 1);
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	l->wake = wake;
+	l->userdata = userdata;
+	l->status.mean_interval_ms = NAN;
+	l->status.jitter_ms = NAN;
+	*ret = l;
+	return 0;
+}
+
+struct hwsd_live *hwsd_live_ref(struct hwsd_live *l)
+{
+	atomic_fetch_add(&l->ref, 1);
+	return l;
+}
+
+struct hwsd_live *hwsd_live_unref(struct hwsd_live *l)
+{
+	if (!l || atomic_fetch_sub(&l->ref, 1) != 1)
+		return NULL;
+	hwsd_jpeg_unref(l->latest);
+	pthread_cond_destroy(&l->cond);
+	pthread_mutex_destroy(&l->lock);
+	free(l->name);
+	free(l);
+	return NULL;
+}
+
+void hwsd_live_close(struct hwsd_live *l)
+{
+	pthread_mutex_lock(&l->lock);
+	l->closed = true;
+	l->wake = NULL;
+	l->status.streaming = false;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+bool hwsd_live_wanted(struct hwsd_live *l)
+{
+	bool wanted;
+
+	pthread_mutex_lock(&l->lock);
+	wanted = !l->closed && (l->status.viewers || now_ms(CLOCK_MONOTONIC) < l->wanted_until);
+	pthread_mutex_unlock(&l->lock);
+	return wanted;
+}
+
+int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size)
+{
+	struct hwsd_jpeg *j = malloc(sizeof(*j) + size), *old;
+
+	if (!j)
+		return -ENOMEM;
+	atomic_init(&j->ref, 1);
+	j->time_ms = now_ms(CLOCK_REALTIME);
+	j->size = size;
+	memcpy(j->data, jpeg, size);
+	pthread_mutex_lock(&l->lock);
+	old = l->latest;
+	j->seq = old ? old->seq + 1 : 1;
+	l->latest = j;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	hwsd_jpeg_unref(old);
+	return 0;
+}
+
+void hwsd_live_stream_stats(struct hwsd_live *l, const struct hws_capture_stats *st,
+			    uint32_t width, uint32_t height, bool ended)
+{
+	struct hwsd_camera_status *s = &l->status;
+
+	pthread_mutex_lock(&l->lock);
+	s->streaming = !ended;
+	s->width = width;
+	s->height = height;
+	s->target_interval = st->target_interval;
+	s->delivered = l->base.delivered + st->delivered;
+	s->dropped = l->base.dropped + st->dropped;
+	s->decimated = l->base.decimated + st->decimated;
+	s->kept = l->base.kept + st->kept;
+	if (st->kept > 1) {
+		s->mean_interval_ms = st->mean_interval_ms;
+		s->jitter_ms = st->jitter_ms;
+	}
+	if (ended) {
+		l->base.delivered = s->delivered;
+		l->base.dropped = s->dropped;
+		l->base.decimated = s->decimated;
+		l->base.kept = s->kept;
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+void hwsd_live_snapshot_taken(struct hwsd_live *l, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	pthread_mutex_lock(&l->lock);
+	l->status.snapshots++;
+	l->status.last_snapshot_ms = now_ms(CLOCK_REALTIME);
+	snprintf(l->status.last_snapshot, sizeof(l->status.last_snapshot), "%s", base ? base + 1 : path);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void hwsd_live_set_error(struct hwsd_live *l, int error)
+{
+	pthread_mutex_lock(&l->lock);
+	l->status.last_error = error;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void hwsd_live_set_present(struct hwsd_live *l, bool present)
+{
+	pthread_mutex_lock(&l->lock);
+	l->status.present = present;
+	pthread_mutex_unlock(&l->lock);
+}
+
+int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, struct hwsd_jpeg **ret)
+{
+	int64_t now = now_ms(CLOCK_MONOTONIC), deadline = now + timeout_ms;
+	struct timespec until = { .tv_sec = deadline / 1000, .tv_nsec = (deadline % 1000) * 1000000 };
+	int r = 0;
+
+	pthread_mutex_lock(&l->lock);
+	if (!after_seq && l->latest && now_ms(CLOCK_REALTIME) - l->latest->time_ms < FRESH_MS)
+		after_seq = l->latest->seq - 1;
+	if (l->wanted_until < now + LINGER_MS)
+		l->wanted_until = now + LINGER_MS;
+	/* The capture queue may have gone idle; a no-op when it runs. */
+	if (l->wake)
+		l->wake(l->userdata);
+	while (!l->closed && (!l->latest || l->latest->seq <= after_seq) && r == 0)
+		r = pthread_cond_timedwait(&l->cond, &l->lock, &until);
+	if (l->closed) {
+		r = -ESHUTDOWN;
+	} else if (l->latest && l->latest->seq > after_seq) {
+		atomic_fetch_add(&l->latest->ref, 1);
+		*ret = l->latest;
+		r = 0;
+	} else {
+		r = -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+void hwsd_live_viewers(struct hwsd_live *l, int delta)
+{
+	pthread_mutex_lock(&l->lock);
+	l->status.viewers += (unsigned)delta;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void hwsd_live_status(struct hwsd_live *l, struct hwsd_camera_status *ret)
+{
+	pthread_mutex_lock(&l->lock);
+	*ret = l->status;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void hwsd_live_set_init(struct hwsd_live_set *s)
+{
+	pthread_mutex_init(&s->lock, NULL);
+	s->lives = NULL;
+	s->n = 0;
+}
+
+void hwsd_live_set_release(struct hwsd_live **lives, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		hwsd_live_unref(lives[i]);
+	free(lives);
+}
+
+void hwsd_live_set_done(struct hwsd_live_set *s)
+{
+	hwsd_live_set_release(s->lives, s->n);
+	pthread_mutex_destroy(&s->lock);
+}
+
+int hwsd_live_set_replace(struct hwsd_live_set *s, struct hwsd_live *const *lives, size_t n)
+{
+	struct hwsd_live **copy = NULL, **old;
+	size_t n_old;
+
+	if (n) {
+		copy = calloc(n, sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			copy[i] = hwsd_live_ref(lives[i]);
+	}
+	pthread_mutex_lock(&s->lock);
+	old = s->lives;
+	n_old = s->n;
+	s->lives = copy;
+	s->n = n;
+	pthread_mutex_unlock(&s->lock);
+	hwsd_live_set_release(old, n_old);
+	return 0;
+}
+
+struct hwsd_live *hwsd_live_set_find(struct hwsd_live_set *s, const char *name)
+{
+	struct hwsd_live *found = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n && !found; i++)
+		if (!strcmp(s->lives[i]->name, name))
+			found = hwsd_live_ref(s->lives[i]);
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
+int hwsd_live_set_list(struct hwsd_live_set *s, struct hwsd_live ***ret)
+{
+	struct hwsd_live **list;
+	size_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->n;
+	list = calloc(n ? n : 1, sizeof(*list));
+	for (size_t i = 0; list && i < n; i++)
+		list[i] = hwsd_live_ref(s->lives[i]);
+	pthread_mutex_unlock(&s->lock);
+	if (!list)
+		return -ENOMEM;
+	*ret = list;
+	return (int)n;
+}
