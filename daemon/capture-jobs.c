@@ -21,6 +21,7 @@
 
 #include <hwsight/camera.h>
 
+#include "fs.h"
 #include "hwsightd.h"
 
 #define FRAME_TIMEOUT_MS 2000
@@ -30,32 +31,6 @@
 static const char *type_ext(enum hws_image_type type)
 {
 	return type == HWS_IMAGE_PNG ? "png" : type == HWS_IMAGE_PPM ? "ppm" : "jpg";
-}
-
-/* Create @path and its parents, like mkdir -p. */
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char *p = strdup(path);
-	int r = 0;
-
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1; ; s++) {
-		char c = *s;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*s = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST) {
-			r = -errno;
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return r;
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -159,6 +134,8 @@ static int stream_start(struct hwsd_camera *cam)
 		return r;
 	}
 	cam->skip = conf->skip_frames;
+	log_debug("camera %s: streaming %ux%u %.4s%s", conf->name, cam->setup.width, cam->setup.height,
+		  (const char *)&cam->setup.fourcc, cam->setup.converting ? " (converted)" : "");
 	return 0;
 }
 
@@ -351,7 +328,7 @@ static int camera_init(struct hwsd *d, struct hwsd_camera *cam, const struct hws
 	cam->wq = create_freezeable_workqueue("hwsight-camera");
 	if (!cam->wq)
 		return -ENOMEM;
-	r = mkdir_p(cam->directory, 0750);
+	r = hwsd_mkdir_p(cam->directory, 0750);
 	if (r < 0)
 		log_warning("camera %s: cannot create %s: %s", conf->name, cam->directory, strerror(-r));
 	atomic_store(&cam->present, device_exists(conf->device));

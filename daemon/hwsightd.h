@@ -92,6 +92,7 @@ struct hwsd {
 	struct hwsd_alarms *alarms;        /* P: poll queue */
 	struct hwsd_guard *guard;          /* NULL without disk protection */
 	struct hwsd_readings readings;     /* what the pollers publish */
+	struct hwsd_history *history;      /* NULL: no usable state directory */
 	struct hwsd_http *http;            /* NULL when not listening */
 
 	atomic_uint chips_active;

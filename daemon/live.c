@@ -273,11 +273,11 @@ int hwsd_live_set_list(struct hwsd_live_set *s, struct hwsd_live ***ret)
 
 	pthread_mutex_lock(&s->lock);
 	n = s->n;
-	list = calloc(n ? n : 1, sizeof(*list));
+	list = n ? calloc(n, sizeof(*list)) : NULL;
 	for (size_t i = 0; list && i < n; i++)
 		list[i] = hwsd_live_ref(s->lives[i]);
 	pthread_mutex_unlock(&s->lock);
-	if (!list)
+	if (n && !list)
 		return -ENOMEM;
 	*ret = list;
 	return (int)n;

@@ -107,7 +107,8 @@ void hwsd_live_set_done(struct hwsd_live_set *s);
 int hwsd_live_set_replace(struct hwsd_live_set *s, struct hwsd_live *const *lives, size_t n);
 /* A reference to the camera called @name, or NULL. */
 struct hwsd_live *hwsd_live_set_find(struct hwsd_live_set *s, const char *name);
-/* References to every camera (free with hwsd_live_set_release). Return: n or -ENOMEM. */
+/* References to every camera (free with hwsd_live_set_release), NULL for
+ * none. Return: n or -ENOMEM. */
 int hwsd_live_set_list(struct hwsd_live_set *s, struct hwsd_live ***ret);
 void hwsd_live_set_release(struct hwsd_live **lives, size_t n);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
+#include "history.h"
 #include "hwsightd.h"
 
 struct options {
@@ -232,6 +233,26 @@ static void http_start(struct main_loop *ml)
 		ml->http_listen = strdup(listen);
 }
 
+/* Sensor history in STATE/history; without it the daemon runs on. It is
+ * made at the start only: the HTTP threads read d->history unlocked. */
+static void history_start(struct hwsd *d, bool reloading)
+{
+	char *dir;
+	int r;
+
+	if (asprintf(&dir, "%s/history", d->config->state_dir) < 0)
+		return;
+	if (reloading && (!d->history || strcmp(dir, hwsd_history_dir(d->history))))
+		log_notice("history: %s is used after a restart", dir);
+	else if (!reloading) {
+		r = hwsd_history_new(dir, &d->history);
+		if (r < 0)
+			log_warning("history: cannot use %s: %s; no sensor history is kept",
+				    dir, strerror(-r));
+	}
+	free(dir);
+}
+
 static int reload(struct main_loop *ml)
 {
 	struct hwsd *d = &ml->d;
@@ -262,6 +283,7 @@ static int reload(struct main_loop *ml)
 	hwsd_config_free(old);
 	apply_logging(ml);
 	http_start(ml);
+	history_start(d, true);
 	r = jobs_start(d);
 	if (r < 0)
 		log_error("restarting the jobs failed: %s", strerror(-r));
@@ -439,6 +461,7 @@ static void teardown(struct main_loop *ml)
 	hwsd_alarms_free(d->alarms);
 	hwsd_config_free(d->config);
 	hwsd_readings_done(&d->readings);
+	d->history = hwsd_history_free(d->history);
 	hwsd_live_set_done(&d->live);
 	pthread_mutex_destroy(&d->pollers_lock);
 }
@@ -491,6 +514,7 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	history_start(d, false);
 	r = queues_create(d);
 	if (r >= 0)
 		r = loop_setup(&ml);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "history.h"
 #include "hwsightd.h"
 
 static unsigned long next_delay(const struct hwsd_poller *p)
@@ -88,6 +89,9 @@ static void poll_work(struct work_struct *work)
 	pub = (struct publish){ d, chip };
 	if (hwsd_readings_update(&d->readings, chip, p->polls, feature_alarms, &pub) < 0)
 		log_error("%s: out of memory publishing the readings", p->chip_name);
+	/* It logs its own failures, once. */
+	if (d->history)
+		hwsd_history_update(d->history, chip, (p->interval_ms + 500) / 1000, time(NULL));
 	queue_delayed_work(d->poll_wq, &p->dwork, next_delay(p));
 }
 

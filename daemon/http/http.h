@@ -37,8 +37,14 @@ int hwsd_http_api_sensors(struct hwsd *d, FILE *f);
 int hwsd_http_api_alarms(struct hwsd *d, FILE *f);
 int hwsd_http_api_cameras(struct hwsd *d, FILE *f);
 
+/* status.c: the status page, HTML. */
+int hwsd_http_status(struct hwsd *d, FILE *f);
+
 /* camera.c: /snapshot.jpg and /stream.mjpg. */
 enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req);
 enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req);
+
+/* graph.c: /graph/CHIP.png, the sensor history. */
+enum MHD_Result hwsd_http_graph(struct hwsd_http_request *req);
 
 #endif

@@ -24,6 +24,7 @@ struct hwsd_http {
 
 static const char *const no_params[] = { NULL };
 static const char *const camera_params[] = { "camera", NULL };
+static const char *const graph_params[] = { "range", NULL };
 
 /* Pages written whole into memory, then sent. */
 static const struct page {
@@ -31,6 +32,7 @@ static const struct page {
 	const char *type;
 	int (*write)(struct hwsd *d, FILE *f);
 } pages[] = {
+	{ "/", "text/html; charset=utf-8", hwsd_http_status },
 	{ "/metrics", "text/plain; version=0.0.4; charset=utf-8", hwsd_http_metrics },
 	{ "/api/v1/sensors", "application/json", hwsd_http_api_sensors },
 	{ "/api/v1/alarms", "application/json", hwsd_http_api_alarms },
@@ -45,7 +47,8 @@ static const struct route {
 } routes[] = {
 	{ "/snapshot.jpg", camera_params, hwsd_http_snapshot },
 	{ "/stream.mjpg", camera_params, hwsd_http_stream },
-	{ NULL }
+	{ "/graph/", graph_params, hwsd_http_graph },
+	{ .path = NULL }
 };
 
 enum MHD_Result hwsd_http_reply(struct MHD_Connection *c, unsigned status, const char *type,
@@ -126,6 +129,14 @@ static bool path_matches(const char *pattern, const char *url)
 	return !strcmp(pattern, url);
 }
 
+static bool has_body(struct MHD_Connection *c)
+{
+	const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return (len && strcmp(len, "0")) ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload_data, size_t *upload_data_size,
 			      void **req_cls)
@@ -136,17 +147,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	const struct route *route = NULL;
 	struct args_check args = { .allowed = no_params };
 
-	(void)version, (void)upload_data;
-	/* The first call is for the headers alone; answer on the second. */
-	if (!*req_cls) {
-		*req_cls = h;
-		return MHD_YES;
-	}
+	(void)version, (void)upload_data, (void)upload_data_size, (void)req_cls;
+	/* Answered on the first call, with the headers alone: libmicrohttpd
+	 * takes no answer once a body is arriving, and none is wanted. */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return hwsd_http_fail(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET and HEAD\n", method);
 	req.head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
-	if (*upload_data_size)
-		return hwsd_http_fail(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
+	if (has_body(c))
+		return hwsd_http_fail(c, MHD_HTTP_BAD_REQUEST, "a %s has no body\n", method);
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]) && !page; i++)
 		if (!strcmp(url, pages[i].path))
 			page = &pages[i];
@@ -224,7 +232,9 @@ int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret)
 		return -ENOMEM;
 	}
 	h->d = d;
+	/* ITC: a connection that ends is closed at once, not at the next one. */
 	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+				  MHD_USE_ITC |
 				  MHD_USE_ERROR_LOG |
 				  (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, handle, h,

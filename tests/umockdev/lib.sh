@@ -148,3 +148,40 @@ sub_line() {
 human_line() {
 	expect_line "$1" "$3" "$(feature_line "$2" "$4")"
 }
+
+# daemon_start TESTBED CONF: hwsightd -f under umockdev-run on TESTBED,
+# listening on a free port, its log in $TMP/daemon.log; once it serves and
+# has polled, sets DAEMON_PID, UMOCKDEV_PID and URL. daemon_cleanup ends
+# them, the daemon first so that umockdev-run ends by itself and removes
+# its testbed; call it from the test's EXIT trap.
+UMOCKDEV_PID='' DAEMON_PID='' URL=''
+daemon_start() {
+	local port=
+	# shellcheck disable=SC2016 # for the wrapper's shell
+	umockdev-run -d "$1" -- bash -c 'echo $$ >"$0" && exec "$@"' "$TMP/daemon.pid" \
+		"$HWSIGHTD" -f -c "$2" --listen 127.0.0.1:0 2>"$TMP/daemon.log" &
+	UMOCKDEV_PID=$!
+	for _ in $(seq 150); do
+		port=$(sed -n 's/.*serving HTTP on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/daemon.log")
+		[ -n "$port" ] && grep -q '^<7>poll ' "$TMP/daemon.log" && break
+		kill -0 "$UMOCKDEV_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	DAEMON_PID=$(cat "$TMP/daemon.pid" 2>/dev/null)
+	if [ -z "$port" ] || [ -z "$DAEMON_PID" ]; then
+		die "hwsightd did not start serving: $(tail -n 5 "$TMP/daemon.log")"
+	fi
+	URL=http://127.0.0.1:$port
+}
+
+daemon_cleanup() {
+	[ -n "$UMOCKDEV_PID" ] && [ -z "$DAEMON_PID" ] && DAEMON_PID=$(cat "$TMP/daemon.pid" 2>/dev/null)
+	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
+	for _ in $(seq 50); do
+		if [ -z "$UMOCKDEV_PID" ] || ! kill -0 "$UMOCKDEV_PID" 2>/dev/null; then
+			break
+		fi
+		sleep 0.1
+	done
+	[ -n "$UMOCKDEV_PID" ] && kill -KILL "$UMOCKDEV_PID" 2>/dev/null
+}

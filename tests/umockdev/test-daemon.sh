@@ -8,6 +8,8 @@
 # time in ms, renewed while the motion lasts, 0 when it is over). It is
 # also the daemon's run under the sanitizers, TSan included.
 . "$(dirname "$0")/lib.sh"
+# Runs with -c /dev/null keep their state (the sensor history) here.
+export STATE_DIRECTORY=$TMP/state
 
 if [ -z "${HWSIGHTD:-}" ] || [ ! -x "$HWSIGHTD" ]; then
 	die "HWSIGHTD must name hwsightd (got '${HWSIGHTD:-}'); run through ctest or set it"

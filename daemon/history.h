@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWSD_HISTORY_H
+#define HWSD_HISTORY_H
+
+/*
+ * Sensor history in RRD files, as sensord keeps it: one DIR/CHIP.rrd per
+ * chip, one GAUGE data source per feature input, written by the chip's
+ * poller and drawn for the HTTP side by librrd.
+ *
+ * Threads: hwsd_history_update() runs on the poll queue (one thread);
+ * hwsd_history_graph() on any number of HTTP threads at once. A render
+ * never holds a lock an update waits for, beyond a copy of the chip's
+ * data source list.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwsight/sensors.h>
+
+struct hwsd_history;
+
+/**
+ * hwsd_history_new - keep sensor history in a directory
+ * @dir: where the RRD files go (STATE/history); created 0750 if missing
+ * @ret_history: the new history
+ *
+ * Return: 0, or a negative errno if @dir cannot be created or written.
+ */
+int hwsd_history_new(const char *dir, struct hwsd_history **ret_history);
+
+/** hwsd_history_free - no update or graph may be running. Return: NULL. */
+struct hwsd_history *hwsd_history_free(struct hwsd_history *h);
+
+/** hwsd_history_dir - the directory given to hwsd_history_new() */
+const char *hwsd_history_dir(const struct hwsd_history *h);
+
+/**
+ * hwsd_history_update - record a poll of a chip
+ * @h: history
+ * @chip: the chip just read; every feature with an input is recorded
+ * @step_s: the chip's poll interval in seconds (0 is taken as 1)
+ * @when: the time of the poll, seconds since the epoch
+ *
+ * Creates the chip's file on first use. A file that librrd cannot read, or
+ * whose data sources or step differ from @chip's, is renamed aside (with a
+ * warning) and a new one started. A second poll within the same second as
+ * the last one recorded, or one from before it (the clock went back), is
+ * skipped silently. Failures are logged once until an update works again.
+ *
+ * Return: 0 (recorded or skipped), -EINVAL for a chip name unfit for a file
+ * name, -EBUSY if another program holds the file locked, or another
+ * negative errno.
+ */
+int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, unsigned step_s,
+			int64_t when);
+
+/**
+ * hwsd_history_range - the span of a graph range
+ * @range: "1h", "1d" or "1w"; NULL for "1d"
+ *
+ * Return: its length in seconds, or -EINVAL.
+ */
+int hwsd_history_range(const char *range);
+
+/**
+ * hwsd_history_graph - draw a chip's history as a PNG
+ * @h: history
+ * @chip: the chip name
+ * @range: "1h", "1d" or "1w"; NULL for "1d"
+ * @ret_png: the image, to be freed with free()
+ * @ret_len: its size in bytes
+ *
+ * The image drawn last for the chip and range is given again while it is
+ * younger than a 120th of the range (30 s for an hour), and the chip's
+ * sensors have not changed: see history-graph.c for why.
+ *
+ * Return: 0, -EINVAL for a bad range or a chip name that cannot name a file,
+ * -ENOENT if the chip has no history (not recorded since the daemon
+ * started), -ENOMEM, or -EIO if librrd fails (the reason is logged at
+ * debug level).
+ */
+int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *range, void **ret_png,
+		       size_t *ret_len);
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /graph/CHIP.png?range=1h|1d|1w: a chip's history, drawn by librrd
+ * (history.c). The chip must be one the pollers have published: the name
+ * from the URL is compared with those, never used to build a path before
+ * it matched one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../history.h"
+#include "../hwsightd.h"
+#include "http.h"
+
+#define PREFIX "/graph/"
+#define SUFFIX ".png"
+
+/* Does the daemon know a chip of that name, the @len bytes at @name? */
+static bool chip_known(struct hwsd_readings *r, const char *name, size_t len)
+{
+	bool known = false;
+
+	pthread_mutex_lock(&r->lock);
+	for (size_t i = 0; i < r->n_chips && !known; i++)
+		known = strlen(r->chips[i].name) == len && !memcmp(r->chips[i].name, name, len);
+	pthread_mutex_unlock(&r->lock);
+	return known;
+}
+
+enum MHD_Result hwsd_http_graph(struct hwsd_http_request *req)
+{
+	const char *name = req->url + strlen(PREFIX);
+	const char *range = MHD_lookup_connection_value(req->c, MHD_GET_ARGUMENT_KIND, "range");
+	size_t len = strlen(name);
+	char *chip;
+	void *png;
+	size_t size;
+	int r;
+
+	if (len <= strlen(SUFFIX) || strcmp(name + len - strlen(SUFFIX), SUFFIX))
+		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "graphs are /graph/CHIP.png\n");
+	len -= strlen(SUFFIX);
+	if (hwsd_history_range(range) < 0)
+		return hwsd_http_fail(req->c, MHD_HTTP_BAD_REQUEST,
+				      "range: \"%.16s\" is not 1h, 1d or 1w\n", range);
+	if (!chip_known(&req->d->readings, name, len))
+		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "no chip \"%.*s\"\n",
+				      (int)(len > 64 ? 64 : len), name);
+	if (!req->d->history)
+		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND,
+				      "no history: the state directory cannot be written\n");
+	chip = strndup(name, len);
+	if (!chip)
+		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	r = hwsd_history_graph(req->d->history, chip, range, &png, &size);
+	if (r == -ENOENT || r == -EINVAL) {
+		/* -EINVAL: a known chip whose name cannot name a file. */
+		r = hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "%s: no history yet\n", chip);
+		free(chip);
+		return r;
+	}
+	free(chip);
+	if (r < 0)
+		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "drawing the graph failed\n");
+	return hwsd_http_reply(req->c, MHD_HTTP_OK, "image/png", png, size);
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /, the status page: every chip's readings with their alarm states, the
+ * cameras' latest frames and the history graphs. Plain HTML that reloads
+ * itself, readable without JavaScript and without a network (no external
+ * style or font).
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../hwsightd.h"
+#include "http.h"
+
+#define REFRESH_S 10
+
+static void html(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* A value in a URL's query: names are configured or come from sysfs, but
+ * are escaped all the same. */
+static void url(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-_.~", c))
+			fputc(c, f);
+		else
+			fprintf(f, "%%%02X", c);
+	}
+}
+
+/* As sensors(1) shows them: whole RPM, tenths of a degree, millivolts. */
+static void number(FILE *f, double v, enum hws_sensor_kind kind)
+{
+	int decimals = kind == HWS_SENSOR_FAN || kind == HWS_SENSOR_PWM ? 0 :
+		       kind == HWS_SENSOR_TEMP ? 1 : kind == HWS_SENSOR_IN ? 3 : 2;
+
+	if (isnan(v))
+		fputs("<td></td>", f);
+	else
+		fprintf(f, "<td class=n>%.*f %s</td>", decimals, v, hws_sensor_unit(kind));
+}
+
+static const char style[] =
+	"body{font-family:sans-serif;margin:1em 2em;color:#222}"
+	"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.5em}"
+	"table{border-collapse:collapse}td,th{padding:.15em .8em;border-bottom:1px solid #ddd;text-align:left}"
+	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
+	".ok{color:#070}.alarm{color:#fff;background:#c00;font-weight:bold}.fault{color:#fff;background:#850}"
+	".gone{color:#888}.graph{margin:.5em 0}img{max-width:100%;border:1px solid #ccc}"
+	"figure{display:inline-block;margin:0 1em 1em 0}";
+
+static void chip_section(FILE *f, const struct hwsd_chip_reading *c, bool graphs)
+{
+	fputs("<h2>", f);
+	html(f, c->name);
+	fputs("</h2>\n<p>", f);
+	html(f, c->adapter);
+	if (!c->present)
+		fputs(" &middot; <span class=gone>not there now</span>", f);
+	fprintf(f, " &middot; %llu polls</p>\n", (unsigned long long)c->polls);
+	fputs("<table><tr><th>sensor</th><th>label</th><th>value</th><th>min</th><th>max</th>"
+	      "<th>crit</th><th>state</th></tr>\n", f);
+	for (size_t i = 0; i < c->n_features; i++) {
+		const struct hwsd_feature_reading *fr = &c->features[i];
+
+		fputs("<tr><td>", f);
+		html(f, fr->name);
+		fputs("</td><td>", f);
+		html(f, fr->label);
+		fputs("</td>", f);
+		number(f, fr->input, fr->kind);
+		number(f, fr->min, fr->kind);
+		number(f, fr->max, fr->kind);
+		number(f, fr->crit, fr->kind);
+		if (fr->fault)
+			fputs("<td class=fault>FAULT</td>", f);
+		else if (fr->alarms[0] || fr->alarm) {
+			fputs("<td class=alarm>ALARM ", f);
+			html(f, fr->alarms[0] ? fr->alarms : "alarm");
+			fputs("</td>", f);
+		} else
+			fputs("<td class=ok>ok</td>", f);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	if (!graphs)
+		return;
+	fputs("<div class=graph>", f);
+	for (size_t r = 0; r < 2; r++) {
+		fputs("<img alt=\"history of ", f);
+		html(f, c->name);
+		fputs("\" src=\"/graph/", f);
+		url(f, c->name);
+		fprintf(f, ".png?range=%s\"> ", r ? "1d" : "1h");
+	}
+	fputs("</div>\n", f);
+}
+
+static void camera_section(FILE *f, struct hwsd_live *l)
+{
+	struct hwsd_camera_status st;
+
+	hwsd_live_status(l, &st);
+	fputs("<figure><img width=320 alt=\"latest frame of ", f);
+	html(f, l->name);
+	fputs("\" src=\"/snapshot.jpg?camera=", f);
+	url(f, l->name);
+	fputs("\"><figcaption><b>", f);
+	html(f, l->name);
+	fputs("</b> ", f);
+	if (!st.present)
+		fputs("<span class=gone>not there</span>", f);
+	else {
+		fputs("<a href=\"/stream.mjpg?camera=", f);
+		url(f, l->name);
+		fprintf(f, "\">live</a> &middot; %llu frames, %llu dropped",
+			(unsigned long long)st.kept, (unsigned long long)st.dropped);
+	}
+	if (st.last_error) {
+		fputs(" &middot; <span class=alarm>", f);
+		html(f, strerror(-st.last_error));
+		fputs("</span>", f);
+	}
+	fputs("</figcaption></figure>\n", f);
+}
+
+int hwsd_http_status(struct hwsd *d, FILE *f)
+{
+	struct hwsd_readings *r = &d->readings;
+	struct hwsd_live **lives;
+	char host[256] = "", stamp[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	int n;
+
+	gethostname(host, sizeof(host) - 1);
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+		"<meta http-equiv=refresh content=%d>"
+		"<meta name=viewport content=\"width=device-width\">"
+		"<title>hwsight on ", REFRESH_S);
+	html(f, host);
+	fprintf(f, "</title><style>%s</style></head>\n<body>\n<h1>hwsight on ", style);
+	html(f, host);
+	fprintf(f, "</h1>\n<p>%s &middot; %u alarm%s active &middot; "
+		"<a href=\"/metrics\">metrics</a> &middot; <a href=\"/api/v1/sensors\">JSON</a></p>\n",
+		stamp, atomic_load(&d->alarms_active), atomic_load(&d->alarms_active) == 1 ? "" : "s");
+	n = hwsd_live_set_list(&d->live, &lives);
+	if (n > 0) {
+		fputs("<h2>Cameras</h2>\n", f);
+		for (int i = 0; i < n; i++)
+			camera_section(f, lives[i]);
+	}
+	if (n >= 0)
+		hwsd_live_set_release(lives, (size_t)n);
+	pthread_mutex_lock(&r->lock);
+	if (!r->n_chips)
+		fputs("<p>No hardware monitor chip has been read yet.</p>\n", f);
+	for (size_t c = 0; c < r->n_chips; c++)
+		chip_section(f, &r->chips[c], true);
+	pthread_mutex_unlock(&r->lock);
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,380 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# hwsightd's HTTP side against the umockdev PC87427, as its users meet it.
+# A real Prometheus (Debian's package) scrapes /metrics every second, and
+# its query API must give back the values hwsightd's own JSON API gives.
+# Then clients that misbehave (a 1 MB header, garbage, resets, methods and
+# parameters it does not take, 60 slowloris connections from other
+# addresses) come while the chip is polled every 200 ms: the daemon must
+# keep serving, polling and Prometheus' scrapes succeeding, and once they
+# are gone hold no more threads and descriptors than before. It is also
+# the HTTP side's run under the sanitizers (label "daemon").
+. "$(dirname "$0")/lib.sh"
+
+if [ -z "${HWSIGHTD:-}" ] || [ ! -x "$HWSIGHTD" ]; then
+	die "HWSIGHTD must name hwsightd (got '${HWSIGHTD:-}'); run through ctest or set it"
+fi
+for tool in prometheus curl python3; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		die "$tool is not installed (scripts/install-deps installs prometheus, curl and python3)"
+done
+PC87427=$TESTBEDS/pc87427.umockdev
+
+# Everything started here is stopped on every way out.
+PROM_PID='' SLOW_PID=''
+cleanup() {
+	local pid
+	for pid in $SLOW_PID $PROM_PID; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	daemon_cleanup
+	for pid in $SLOW_PID $PROM_PID; do
+		kill -KILL "$pid" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The clients curl cannot be: raw bytes, resets, slowloris.
+cat >"$TMP/client.py" <<'EOF'
+import os, select, socket, struct, sys, time
+
+def connect(port, src="127.0.0.1", timeout=5):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind((src, 0))
+    s.settimeout(timeout)
+    s.connect(("127.0.0.1", port))
+    return s
+
+def answer(s):
+    """The status line the server sent, or how the connection ended."""
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except ConnectionResetError:
+        pass
+    except socket.timeout:
+        if not data:
+            return "no answer"
+    if not data:
+        return "closed"
+    return data.split(b"\r\n")[0].decode("latin-1")
+
+mode, port = sys.argv[1], int(sys.argv[2])
+if mode == "raw":
+    # raw PORT [TIMEOUT]: stdin as the request; print the answer.
+    s = connect(port, timeout=float(sys.argv[3]) if len(sys.argv) > 3 else 5)
+    try:
+        s.sendall(sys.stdin.buffer.read())
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    print(answer(s))
+elif mode == "knock":
+    connect(port).close()
+elif mode == "reset":
+    # Half a request, then a RST instead of a FIN.
+    s = connect(port)
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0")
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+elif mode == "slow":
+    # slow PORT N RELEASE ADDR...: N connections spread over the source
+    # addresses, each sending its headers a byte a second until the file
+    # RELEASE appears (60 s at most). Prints how many it opened, then how
+    # many the server still held at the end.
+    n, release, addrs = int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+    socks, failed = [], 0
+    for i in range(n):
+        try:
+            s = connect(port, addrs[i % len(addrs)])
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            socks.append(s)
+        except OSError:
+            failed += 1
+    print("opened %d failed %d" % (len(socks), failed), flush=True)
+    dropped, start = 0, time.monotonic()
+    tick = start + 1
+    while not os.path.exists(release) and time.monotonic() < start + 60:
+        time.sleep(0.1)
+        if time.monotonic() < tick:
+            continue
+        tick += 1
+        for s in list(socks):
+            try:
+                r, _, _ = select.select([s], [], [], 0)
+                if r and not s.recv(1):
+                    raise ConnectionResetError
+                s.send(b"a")
+            except OSError:
+                socks.remove(s)
+                s.close()
+                dropped += 1
+    print("held %d dropped %d" % (len(socks), dropped), flush=True)
+    for s in socks:
+        s.close()
+EOF
+# (Those run in the background are started without it, for their pid.)
+client() { python3 "$TMP/client.py" "$@"; }
+
+threads() { find "/proc/$DAEMON_PID/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+fds() { find "/proc/$DAEMON_PID/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+# status ARGS...: the HTTP status curl gets, 000 for none.
+status() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+polls() {
+	curl -s --max-time 5 "$URL/metrics" |
+		sed -n 's/^hwsight_chip_polls_total{chip="pc87427-isa-0900"} \([0-9]*\)$/\1/p'
+}
+# prom QUERY: the result of an instant query, as JSON.
+prom() { curl -s --max-time 5 -G "$PROM/api/v1/query" --data-urlencode "query=$1"; }
+
+# --- hwsightd under the testbed; the wrapper tells its pid.
+cat >"$TMP/hwsightd.conf" <<EOF
+[daemon]
+state_directory = $TMP/state
+log_target = stderr
+log_level = debug
+
+[chip *]
+poll_interval = 200ms
+EOF
+start=$SECONDS
+daemon_start "$PC87427" "$TMP/hwsightd.conf"
+port=${URL##*:}
+curl -s "$URL/api/v1/sensors" >"$TMP/sensors.json"
+
+# --- Prometheus, scraping every second. It cannot take port 0: ask the
+# kernel for a free port, and try again should another program take it
+# first.
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: hwsightd
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+EOF
+PROM=
+for _ in 1 2 3; do
+	prom_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prometheus" \
+		--web.listen-address="127.0.0.1:$prom_port" >"$TMP/prometheus.log" 2>&1 &
+	PROM_PID=$!
+	for _ in $(seq 100); do
+		kill -0 "$PROM_PID" 2>/dev/null || break
+		[ "$(status "http://127.0.0.1:$prom_port/-/ready")" = 200 ] &&
+			PROM=http://127.0.0.1:$prom_port && break 2
+		sleep 0.1
+	done
+	kill -TERM "$PROM_PID" 2>/dev/null
+	wait "$PROM_PID"
+	PROM_PID=
+done
+[ -n "$PROM" ] || die "prometheus did not start: $(tail -n 5 "$TMP/prometheus.log")"
+
+# Until three scrapes are in (the first one within about a second).
+scrapes=0
+for _ in $(seq 300); do
+	scrapes=$(prom 'count_over_time(up{job="hwsightd"}[5m])' | jq -r '.data.result[0].value[1] // 0')
+	scrapes=${scrapes:-0}
+	[ "$scrapes" -ge 3 ] && break
+	sleep 0.1
+done
+check "Prometheus scraped hwsightd within 30 s (scrapes: $scrapes)" [ "$scrapes" -ge 3 ]
+expect_eq "Prometheus: up{job=\"hwsightd\"} is 1" 1 \
+	"$(prom 'up{job="hwsightd"}' | jq -r '.data.result[0].value[1]')"
+expect_eq "Prometheus: the target is healthy, with no scrape error" '["up",""]' \
+	"$(curl -s "$PROM/api/v1/targets" |
+		jq -c '.data.activeTargets[] | select(.labels.job == "hwsightd") | [.health, .lastError]')"
+
+# same_values WHAT METRIC KIND FIELD: Prometheus' METRIC series and the
+# JSON API's FIELD of the features of KIND, as (chip, sensor, value).
+same_values() {
+	local api from_prom
+	api=$(jq -c --arg kind "$3" --arg field "$4" '[.chips[] | .name as $chip | .features[]
+		| select(.kind == $kind and .[$field] != null)
+		| {chip: $chip, sensor: .name, value: (.[$field] | if type == "boolean" then (if . then 1 else 0 end) else . end)}]
+		| sort' "$TMP/sensors.json")
+	from_prom=$(prom "$2" | jq -c '[.data.result[]
+		| {chip: .metric.chip, sensor: .metric.sensor, value: (.value[1] | tonumber)}] | sort')
+	if [ "$api" = "[]" ]; then
+		not_ok "$1" "/api/v1/sensors has no $3 sensor with a $4"
+	else
+		expect_eq "$1" "$api" "$from_prom"
+	fi
+}
+same_values "Prometheus: hwsight_fan_rpm, each fan as /api/v1/sensors has it" hwsight_fan_rpm fan value
+same_values "Prometheus: hwsight_temp_celsius, each temperature" hwsight_temp_celsius temp value
+same_values "Prometheus: hwsight_pwm_raw, each PWM output" hwsight_pwm_raw pwm value
+same_values "Prometheus: hwsight_fan_min_rpm, the fans' low limits" hwsight_fan_min_rpm fan min
+same_values "Prometheus: hwsight_temp_max_celsius, the high limits" hwsight_temp_max_celsius temp max
+same_values "Prometheus: hwsight_temp_alarm, the alarm bits" hwsight_temp_alarm temp alarm
+# Both sides could be wrong the same way: anchor them to the testbed.
+expect_eq "Prometheus: fan1 as the testbed has it (fan1_input=1406)" 1406 \
+	"$(prom 'hwsight_fan_rpm{sensor="fan1"}' | jq -r '.data.result[0].value[1]')"
+expect_eq "Prometheus: temp1 as the testbed has it (temp1_input=39062)" 39.062 \
+	"$(prom 'hwsight_temp_celsius{sensor="temp1"}' | jq -r '.data.result[0].value[1]')"
+
+# --- misbehaving clients, while the chip is polled and Prometheus scrapes.
+# The levels to come back to; a closed connection's descriptor is let go
+# when the next one comes, so one request first.
+status "$URL/metrics" >/dev/null
+sleep 0.5
+threads0=$(threads) fds0=$(fds) polls0=$(polls)
+
+# 60 slowloris connections, 15 from each of four addresses (the limits are
+# 64 in all and 16 from one address), so 127.0.0.1 has room.
+rm -f "$TMP/release"
+python3 "$TMP/client.py" slow "$port" 60 "$TMP/release" 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 >"$TMP/slow.out" &
+SLOW_PID=$!
+for _ in $(seq 100); do
+	grep -q '^opened' "$TMP/slow.out" && break
+	sleep 0.1
+done
+attack_start=$SECONDS
+sleep 1
+expect_eq "60 slow connections from 127.0.0.2-5 are accepted" "opened 60 failed 0" \
+	"$(sed -n 1p "$TMP/slow.out")"
+threads_held=$(threads)
+check "... and held by the daemon, a thread each (threads: $threads0 before, $threads_held now)" \
+	[ "$threads_held" -ge $((threads0 + 55)) ]
+
+# While they are held: the requests it must refuse, each with its reason.
+out=$(printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n' "$(head -c 1048576 /dev/zero | tr '\0' a)" |
+	client raw "$port")
+check "a 1 MB header: 431 or the connection closed (got \"$out\")" \
+	grep -Eqx 'HTTP/1\.1 431 .*|closed' <<<"$out"
+out=$(curl -s -i --max-time 5 "$URL/metrics?range=1h" | tr -d '\r')
+expect_line "an unknown parameter: 400 ..." '^HTTP/1\.1 400 ' "$out"
+expect_line "... saying which" '^/metrics takes no parameter "range"$' "$out"
+out=$(curl -s -i --max-time 5 "$URL/api/v1/sensors?a=1&b=2&c" | tr -d '\r')
+expect_line "several on the JSON API: 400 and the first one" '^/api/v1/sensors takes no parameter "a"$' "$out"
+out=$(curl -s -i --max-time 5 --path-as-is "$URL/nope/../etc/passwd" | tr -d '\r')
+expect_line "an unknown path: 404 ..." '^HTTP/1\.1 404 ' "$out"
+expect_line "... saying so" '^no such page$' "$out"
+for method in POST PUT DELETE; do
+	out=$(curl -s -i --max-time 5 -X "$method" "$URL/metrics" | tr -d '\r')
+	expect_eq "$method: 405 with \"Allow: GET, HEAD\"" "HTTP/1.1 405 Method Not Allowed|Allow: GET, HEAD" \
+		"$(grep -E '^HTTP/|^Allow:' <<<"$out" | paste -sd'|')"
+done
+expect_eq "POST with a body: 405" 405 "$(status -d 'a=1' "$URL/metrics")"
+expect_eq "GET with a body: 400 \"a GET has no body\"" 400 "$(status -X GET -d 'a=1' "$URL/metrics")"
+out=$(printf '\x01\xfe\x80\x7fgarbage \xff\xff HTTP/\x01\r\n\r\n' | client raw "$port")
+expect_eq "a request line of garbage bytes: 400" "HTTP/1.1 400 Bad Request" "$out"
+out=$(printf '\x00\x00\r\n\x00GET / HTTP/1.1\r\n\r\n' | client raw "$port" 1)
+check "NUL bytes: refused, dropped or left to time out, never served (got \"$out\")" \
+	grep -Eqvx 'HTTP/1\.1 [23].*' <<<"$out"
+out=$(printf 'GET /metrics\r\n\r\n' | client raw "$port")
+check "HTTP/0.9 style (no version): refused (got \"$out\")" \
+	grep -Eqx 'HTTP/1\.1 (400|505) .*' <<<"$out"
+out=$(printf 'GET /metrics HTTP/0.9\r\n\r\n' | client raw "$port")
+expect_eq "\"HTTP/0.9\": 505" "HTTP/1.1 505 HTTP Version Not Supported" "$out"
+for _ in 1 2 3 4 5; do client knock "$port"; done
+for _ in 1 2 3 4 5; do client reset "$port"; done
+expect_eq "HEAD /metrics: 200 after clients that connected and left, or reset mid-request" 200 \
+	"$(status -I "$URL/metrics")"
+
+# Hold them past the 10 s idle timeout: a byte a second keeps each alive.
+while [ $((SECONDS - attack_start)) -lt 12 ]; do sleep 0.5; done
+out=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 2 "$URL/metrics")
+check "held for $((SECONDS - attack_start)) s, /metrics still answers 200 within 2 s (got: $out)" \
+	[ "${out%% *}" = 200 ]
+polls1=$(polls)
+elapsed=$((SECONDS - attack_start + 1))
+check "the chip is polled on: $((polls1 - polls0)) polls in ~$elapsed s at 200 ms" \
+	[ "$((polls1 - polls0))" -ge "$((elapsed * 5 / 2))" ]
+# Else the checks above were not made under attack.
+check "the slow connections were held all along (threads: $(threads))" \
+	[ "$(threads)" -ge $((threads0 + 55)) ]
+
+# Released: their threads end ...
+touch "$TMP/release"
+wait "$SLOW_PID"
+SLOW_PID=
+for _ in $(seq 100); do
+	[ "$(threads)" -le $((threads0 + 2)) ] && break
+	sleep 0.1
+done
+check "released, the threads are back near $threads0 (now: $(threads))" [ "$(threads)" -le $((threads0 + 2)) ]
+# ... and their descriptors should be closed too; they stay until the next
+# connection comes, as libmicrohttpd only cleans up when woken.
+for _ in $(seq 30); do
+	[ "$(fds)" -le $((fds0 + 3)) ] && break
+	sleep 0.1
+done
+n=$(fds)
+expect_eq "... and the descriptors back near $fds0 without a new request" yes "$([ "$n" -le $((fds0 + 3)) ] && echo yes || echo "no: $n")"
+expect_eq "after them, /metrics answers 200" 200 "$(status "$URL/metrics")"
+sleep 0.3
+check "then the descriptors are back near $fds0 (now: $(fds))" [ "$(fds)" -le $((fds0 + 3)) ]
+
+# The limit of one address.
+rm -f "$TMP/release"
+python3 "$TMP/client.py" slow "$port" 17 "$TMP/release" 127.0.0.6 >"$TMP/slow.out" &
+SLOW_PID=$!
+sleep 2.5
+touch "$TMP/release"
+wait "$SLOW_PID"
+SLOW_PID=
+expect_eq "the 17th connection from one address is closed at once" "held 16 dropped 1" \
+	"$(sed -n 2p "$TMP/slow.out")"
+scrapes=$(prom "count_over_time(up{job=\"hwsightd\"}[$((SECONDS - attack_start))s])" | jq -r '.data.result[0].value[1] // 0')
+scrapes=${scrapes:-0}
+expect_eq "Prometheus' scrapes all succeeded, through the attacks (scrapes in them: $scrapes)" 1 \
+	"$(prom 'min_over_time(up{job="hwsightd"}[5m])' | jq -r '.data.result[0].value[1]')"
+check "... and went on every second or so" [ "$scrapes" -ge $(((SECONDS - attack_start) / 2)) ]
+kill -TERM "$PROM_PID"
+wait "$PROM_PID"
+PROM_PID=
+
+# A full house, Prometheus gone: what its 64 connections leave behind.
+status "$URL/metrics" >/dev/null
+rm -f "$TMP/release"
+python3 "$TMP/client.py" slow "$port" 64 "$TMP/release" 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 >"$TMP/slow.out" &
+SLOW_PID=$!
+for _ in $(seq 100); do
+	grep -q '^opened' "$TMP/slow.out" && break
+	sleep 0.1
+done
+sleep 0.5
+expect_eq "with 64 connections held, a 65th is refused" 000 "$(status "$URL/metrics")"
+touch "$TMP/release"
+wait "$SLOW_PID"
+SLOW_PID=
+sleep 0.5
+expect_eq "once they are gone, the next request is served" 200 "$(status "$URL/metrics")"
+expect_eq "... and the one after it" 200 "$(status "$URL/metrics")"
+
+polls2=$(polls)
+check "polling went on throughout ($polls0, $polls1, $polls2 polls)" [ "$polls2" -gt "$polls1" ]
+
+# --- SIGTERM: a clean exit, and (under ASan) no leak.
+kill -TERM "$DAEMON_PID"
+for _ in $(seq 200); do
+	kill -0 "$UMOCKDEV_PID" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$UMOCKDEV_PID" 2>/dev/null; then
+	not_ok "SIGTERM: exit within 20 s" "still running; its threads: $(cat /proc/"$DAEMON_PID"/task/*/comm | sort | uniq -c)"
+else
+	wait "$UMOCKDEV_PID"
+	expect_eq "SIGTERM: exit 0" 0 "$?"
+fi
+DAEMON_PID='' UMOCKDEV_PID=''
+if grep -Eq 'Sanitizer|runtime error' "$TMP/daemon.log"; then
+	not_ok "no sanitizer report" "$(grep -E -A 30 -m 1 'Sanitizer|runtime error' "$TMP/daemon.log")"
+else
+	ok "no sanitizer report"
+fi
+printf '# %d s\n' $((SECONDS - start))
+
+summary

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# hwsightd's status page as a browser shows it: headless Chromium loads /
+# from the daemon polling the umockdev PC87427 every second. Its DOM must
+# hold the chip's readings and alarm states, and its screenshot must show
+# them and the history graphs: the screenshot is not blank, and differs
+# from one taken with images off by at least a graph's worth of pixels.
+. "$(dirname "$0")/lib.sh"
+
+for tool in chromium ffmpeg curl python3; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		die "$tool is not installed (scripts/install-deps installs chromium, ffmpeg, curl, python3)"
+done
+[ -n "${HWSIGHTD:-}" ] && [ -x "$HWSIGHTD" ] || die "HWSIGHTD must name hwsightd (got '${HWSIGHTD:-}')"
+
+trap 'daemon_cleanup; wait 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+cat >"$TMP/hwsightd.conf" <<EOF
+[daemon]
+state_directory = $TMP/state
+log_target = stderr
+log_level = debug
+
+[chip *]
+poll_interval = 1s
+EOF
+daemon_start "$TESTBEDS/pc87427.umockdev" "$TMP/hwsightd.conf"
+chip=pc87427-isa-0900
+
+# A few seconds of history, so that the last hour's graph has a line.
+sleep 5
+expect_eq "the chip's history graph is a PNG" "200 image/png" \
+	"$(curl -s -o "$TMP/graph.png" -w '%{http_code} %{content_type}' "$URL/graph/$chip.png?range=1h")"
+
+# chromium ARGS...: headless, no sandbox (root in CI), its profile in $TMP.
+chromium_run() {
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$TMP/chromium" --window-size=1000,1800 "$@" 2>>"$TMP/chromium.log"
+}
+
+chromium_run --dump-dom "$URL/" >"$TMP/dom.html"
+dom=$(tr -d '\n' <"$TMP/dom.html")
+check "the page Chromium loaded names the chip" grep -q "<h2>$chip</h2>" "$TMP/dom.html"
+check "fan1 reads 1406 RPM and is ok" grep -qE '<td>fan1</td><td>fan1</td><td class="?n"?>1406 RPM</td>.*<td class="?ok"?>ok</td></tr>' \
+	<<<"${dom%%<td>fan2*}"
+check "fan3 shows its fault" grep -qE '<td>fan3</td>.*<td class="?fault"?>FAULT</td>' <<<"${dom%%<td>fan4*}"
+check "temp2 shows its alarm over max" grep -qE '<td>temp2</td>.*<td class="?alarm"?>ALARM max</td>' \
+	<<<"${dom%%<td>temp3*}"
+check "the page refreshes itself" grep -qE '<meta http-equiv="?refresh"? content="?[0-9]+' "$TMP/dom.html"
+check "the page shows the graphs" grep -q "src=\"/graph/$chip.png?range=1h\"" "$TMP/dom.html"
+check "the page has no script" bash -c '! grep -qi "<script" "$0"' "$TMP/dom.html"
+
+chromium_run --screenshot="$TMP/page.png" "$URL/"
+chromium_run --blink-settings=imagesEnabled=false --screenshot="$TMP/noimages.png" "$URL/"
+for shot in page noimages; do
+	ffmpeg -nostdin -loglevel error -y -i "$TMP/$shot.png" -f rawvideo -pix_fmt rgb24 "$TMP/$shot.rgb" ||
+		die "ffmpeg cannot read Chromium's $shot screenshot"
+done
+# Pixels that are not white, and pixels that differ between the two.
+read -r inked differ total < <(python3 - "$TMP/page.rgb" "$TMP/noimages.rgb" <<'EOF'
+import sys
+a, b = (open(p, "rb").read() for p in sys.argv[1:3])
+n = min(len(a), len(b)) // 3
+inked = sum(1 for i in range(0, n * 3, 3) if a[i:i + 3] != b"\xff\xff\xff")
+differ = sum(1 for i in range(0, n * 3, 3) if a[i:i + 3] != b[i:i + 3])
+print(inked, differ, n)
+EOF
+)
+expect_eq "the screenshot is not blank (over 2% inked)" yes \
+	"$([ "$inked" -gt $((total / 50)) ] && echo yes || echo "no: $inked of $total")"
+# Two graphs of about 700x400 each; their alt text alone is a few
+# thousand pixels.
+expect_eq "the graphs are drawn in it ($differ pixels differ from the page without images; over 200000)" yes \
+	"$([ "$differ" -gt 200000 ] && echo yes || echo "no: $differ")"
+
+kill -TERM "$DAEMON_PID"
+for _ in $(seq 50); do kill -0 "$UMOCKDEV_PID" 2>/dev/null || break; sleep 0.1; done
+expect_no_line "no sanitizer report" 'Sanitizer|runtime error' "$(cat "$TMP/daemon.log")"
+summary
