@@ -19,26 +19,10 @@ struct parser {
 	struct hwsd_config *c;
 	FILE *f;
 	unsigned line;          /* the line inih is handling */
-	bool midline;           /* the last read stopped inside a long line */
 	char *error;            /* the first reason, without FILE:LINE */
 	unsigned error_line;
 	bool oom;
 };
-
-/* inih reads lines through this, so that the handler knows the line. */
-static char *read_line(char *str, int num, void *stream)
-{
-	struct parser *p = stream;
-	char *r = fgets(str, num, p->f);
-
-	if (r) {
-		/* inih reads long lines in pieces; count each line once. */
-		if (!p->midline)
-			p->line++;
-		p->midline = !strchr(r, '\n');
-	}
-	return r;
-}
 
 static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct parser *p, const char *fmt, ...)
@@ -55,6 +39,58 @@ static int fail(struct parser *p, const char *fmt, ...)
 		p->error_line = p->line;
 	}
 	return 0;
+}
+
+/* Does the line start as a comment? @str holds its first @n bytes. */
+static bool is_comment(const char *str, int n)
+{
+	int i = 0;
+
+	while (i < n && (str[i] == ' ' || str[i] == '\t'))
+		i++;
+	return i < n && (str[i] == '#' || str[i] == ';');
+}
+
+/*
+ * inih reads lines through this, so that the handler knows the line. A
+ * line reaches inih whole or not at all: inih takes the rest of a line
+ * longer than its buffer for a line of its own (the tail of a long exec=
+ * would be read as a key), and C strings end at a NUL byte. Such a line is
+ * refused here (a long comment is only skipped) and inih gets an empty
+ * one, so that its line numbers stay ours.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct parser *p = stream;
+	bool nul = false;
+	int ch, n = 0;
+
+	ch = getc(p->f);
+	if (ch == EOF)
+		return NULL;
+	p->line++;
+	for (; ch != EOF; ch = getc(p->f)) {
+		if (ch == '\0')
+			nul = true;
+		if (n < num - 1)
+			str[n] = (char)ch;
+		if (n < num)
+			n++;
+		if (ch == '\n')
+			break;
+	}
+	if (n == num || (n == num - 1 && str[n - 1] != '\n')) {
+		if (!is_comment(str, num - 1))
+			fail(p, "the line is longer than %d characters", num - 2);
+		n = 0;
+	} else if (nul) {
+		fail(p, "a NUL byte: this is not a text file");
+		n = 0;
+	}
+	if (n == 0)
+		str[n++] = '\n';
+	str[n] = '\0';
+	return str;
 }
 
 int hwsd_parse_duration(const char *text, unsigned *ret_ms)
@@ -363,6 +399,9 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 			return fail(p, "fps: \"%s\" is not a frame rate", v);
 		if (!hws_interval_is_friendly(iv)) {
 			hws_friendly_neighbours(iv, &slower, &faster);
+			/* Above 300 fps there is no faster neighbour ({0, 0}). */
+			if (!faster.num)
+				return fail(p, "fps: %s fps is faster than one 1/300 s tick; at most 300 fps", v);
 			return fail(p, "fps: %s fps is not a whole number of 1/300 s ticks; %g or %g fps are",
 				    v, (double)slower.den / slower.num, (double)faster.den / faster.num);
 		}
@@ -510,59 +549,70 @@ static struct hwsd_config *config_new(void)
 	return c;
 }
 
-int hwsd_config_load(const char *path, struct hwsd_config **ret_config, char **ret_error)
+int hwsd_config_parse(FILE *f, const char *name, struct hwsd_config **ret_config, char **ret_error)
 {
-	struct parser p = { 0 };
-	int line, r = 0;
+	struct parser p = { .f = f };
+	int line, r;
 
 	p.c = config_new();
 	if (!p.c)
 		return -ENOMEM;
-	if (path) {
-		p.f = fopen(path, "re");
-		if (!p.f) {
-			r = -errno;
-			goto fail;
-		}
-		if (!(p.c->path = strdup(path))) {
+	if (!(p.c->path = strdup(name))) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	line = ini_parse_stream(read_line, &p, handler, &p);
+	if (line == -2 || p.oom) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (line == -1 || ferror(p.f)) {
+		r = -EIO;
+		goto fail;
+	}
+	if (!p.error)
+		check(&p);
+	if (line > 0 && (!p.error || (unsigned)line < p.error_line)) {
+		/* inih itself refused an earlier line. */
+		free(p.error);
+		p.error_line = (unsigned)line;
+		if (!(p.error = strdup("not a [section] or a key = value line"))) {
 			r = -ENOMEM;
 			goto fail;
 		}
-		line = ini_parse_stream(read_line, &p, handler, &p);
-		if (line == -2 || p.oom) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		if (line == -1 || ferror(p.f)) {
-			r = -EIO;
-			goto fail;
-		}
-		if (!p.error)
-			check(&p);
-		if (line > 0 && (!p.error || (unsigned)line < p.error_line)) {
-			/* inih itself refused an earlier line. */
-			free(p.error);
-			p.error_line = (unsigned)line;
-			if (!(p.error = strdup("not a [section] or a key = value line"))) {
-				r = -ENOMEM;
-				goto fail;
-			}
-		}
-		if (p.error) {
-			if (ret_error && asprintf(ret_error, "%s:%u: %s", path, p.error_line, p.error) < 0)
-				*ret_error = NULL;
-			r = -EINVAL;
-			goto fail;
-		}
-		fclose(p.f);
+	}
+	if (p.error) {
+		if (ret_error && asprintf(ret_error, "%s:%u: %s", name, p.error_line, p.error) < 0)
+			*ret_error = NULL;
+		r = -EINVAL;
+		goto fail;
 	}
 	*ret_config = p.c;
 	return 0;
 fail:
-	if (p.f)
-		fclose(p.f);
 	free(p.error);
 	hwsd_config_free(p.c);
+	return r;
+}
+
+int hwsd_config_load(const char *path, struct hwsd_config **ret_config, char **ret_error)
+{
+	struct hwsd_config *c;
+	FILE *f;
+	int r;
+
+	if (!path) {
+		c = config_new();
+		if (!c)
+			return -ENOMEM;
+		*ret_config = c;
+		return 0;
+	}
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	r = hwsd_config_parse(f, path, ret_config, ret_error);
+	fclose(f);
 	return r;
 }
 

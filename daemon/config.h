@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <hwsight/camera.h>
 #include <hwsight/image.h>
@@ -81,6 +82,16 @@ struct hwsd_config {
  * Return: 0, -ENOENT and other errnos of opening it, -EINVAL, -ENOMEM.
  */
 int hwsd_config_load(const char *path, struct hwsd_config **ret_config, char **ret_error);
+
+/*
+ * hwsd_config_parse - the same for a config already open
+ * @f: where to read it from (a file, fmemopen() for the fuzz target)
+ * @name: what "NAME:LINE: reason" calls it; also kept as the config's path
+ *
+ * Return: 0, -EIO (a read failed), -EINVAL, -ENOMEM.
+ */
+int hwsd_config_parse(FILE *f, const char *name, struct hwsd_config **ret_config, char **ret_error);
+
 struct hwsd_config *hwsd_config_free(struct hwsd_config *c);
 
 /* The [chip] section that applies to a chip, or NULL. */

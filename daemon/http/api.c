@@ -2,7 +2,8 @@
 /*
  * /api/v1/sensors, /api/v1/alarms and /api/v1/cameras: the latest readings
  * and the cameras' states as JSON, built with json-c. Numbers that are
- * unknown (an unreadable value, a limit the chip lacks) are null.
+ * unknown (an unreadable value, a limit the chip lacks) or infinite are
+ * null.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -15,7 +16,8 @@
 
 static json_object *number(double v)
 {
-	return isnan(v) ? NULL : json_object_new_double(v);
+	/* JSON has no infinity (a sensors.conf compute line can make one). */
+	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
 static json_object *iso_time(int64_t ms)

@@ -41,6 +41,15 @@ static void label_value(FILE *f, const char *s)
 	}
 }
 
+/* " VALUE\n" as the exposition format spells it: +Inf, not inf. */
+static void sample_value(FILE *f, double v)
+{
+	if (isinf(v))
+		fputs(v > 0 ? " +Inf\n" : " -Inf\n", f);
+	else
+		fprintf(f, " %.17g\n", v);
+}
+
 static void sensor_labels(FILE *f, const struct hwsd_chip_reading *c, const struct hwsd_feature_reading *fr)
 {
 	fputs("{chip=\"", f);
@@ -104,7 +113,7 @@ static void family(FILE *f, const struct hwsd_readings *r, enum hws_sensor_kind 
 			}
 			fputs(name, f);
 			sensor_labels(f, chip, fr);
-			fprintf(f, " %.17g\n", v);
+			sample_value(f, v);
 		}
 	}
 }
@@ -180,7 +189,8 @@ static int cameras(struct hwsd *d, FILE *f)
 				continue;
 			fprintf(f, "%s{camera=\"", camera_families[fi].name);
 			label_value(f, lives[i]->name);
-			fprintf(f, "\"} %.17g\n", v);
+			fputs("\"}", f);
+			sample_value(f, v);
 		}
 	}
 	free(st);

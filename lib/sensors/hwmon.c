@@ -182,16 +182,7 @@ int hws__parse_tuple(const char *text, int index, double *ret)
 	return 0;
 }
 
-/* One attribute, split into its channel and item. */
-struct attr_class {
-	enum hws_sensor_kind kind;
-	char feature[32];
-	enum hws_sensor_item item;
-	bool is_label;
-	double scale;
-};
-
-static int classify(const char *name, struct attr_class *c)
+int hws__attr_classify(const char *name, struct hws__attr_class *c)
 {
 	const char *rest;
 	char *end;
@@ -330,14 +321,14 @@ void hws__chip_free(struct hws__chip *chip)
 
 /* The beep switch and the VID are settings whatever their item says; a
  * PWM duty cycle moves on its own under automatic fan control. */
-static bool is_live(const struct attr_class *c)
+static bool is_live(const struct hws__attr_class *c)
 {
 	if (c->kind == HWS_SENSOR_BEEP_ENABLE || c->kind == HWS_SENSOR_VID)
 		return false;
 	return hws__item_is_live(c->item) || (c->kind == HWS_SENSOR_PWM && c->item == HWS_ITEM_INPUT);
 }
 
-static struct hws_feature *feature_get(struct hws__chip *chip, const struct attr_class *c)
+static struct hws_feature *feature_get(struct hws__chip *chip, const struct hws__attr_class *c)
 {
 	struct hws_feature *f;
 
@@ -363,7 +354,7 @@ static struct hws_feature *feature_get(struct hws__chip *chip, const struct attr
 static int add_light(struct hws__chip *chip, int dirfd)
 {
 	static const char *const names[] = { "light_left", "light_right" };
-	struct attr_class c = { .kind = HWS_SENSOR_LIGHT, .feature = "light", .item = HWS_ITEM_INPUT };
+	struct hws__attr_class c = { .kind = HWS_SENSOR_LIGHT, .feature = "light", .item = HWS_ITEM_INPUT };
 	struct hws_feature *f;
 	struct hws_subfeature *sub;
 
@@ -393,7 +384,7 @@ static int add_light(struct hws__chip *chip, int dirfd)
 
 static int add_attribute(struct hws__chip *chip, int dirfd, const char *name)
 {
-	struct attr_class c;
+	struct hws__attr_class c;
 	struct hws_feature *f;
 	struct hws_subfeature *sub;
 	struct stat st;
@@ -401,7 +392,7 @@ static int add_attribute(struct hws__chip *chip, int dirfd, const char *name)
 
 	if (!strcmp(name, "light"))
 		return add_light(chip, dirfd);
-	if (classify(name, &c) < 0)
+	if (hws__attr_classify(name, &c) < 0)
 		return 0; /* not a channel attribute: name, uevent, update_interval ... */
 	if (fstatat(dirfd, name, &st, 0) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IRUSR))
 		return 0;
@@ -524,7 +515,7 @@ static int chip_load(const char *hwmon, struct hws__chip **ret)
 		if (!chip->features[i].subs)
 			goto nomem;
 		for (size_t j = 0; j < f->n_subfeatures; j++) {
-			struct attr_class c;
+			struct hws__attr_class c;
 
 			chip->features[i].subs[j] = (struct hws__sub_priv){
 				.fd = -1, .sensors_nr = -1, .scale = 1, .tuple = -1,
@@ -532,7 +523,7 @@ static int chip_load(const char *hwmon, struct hws__chip **ret)
 			if (f->kind == HWS_SENSOR_LIGHT) {
 				chip->features[i].subs[j].file = "light";
 				chip->features[i].subs[j].tuple = !strcmp(f->subfeatures[j].name, "light_right");
-			} else if (classify(f->subfeatures[j].name, &c) == 0)
+			} else if (hws__attr_classify(f->subfeatures[j].name, &c) == 0)
 				chip->features[i].subs[j].scale = c.scale;
 		}
 		def = hws__chip_default_label(chip->pub.prefix, f->name);

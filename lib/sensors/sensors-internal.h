@@ -81,6 +81,16 @@ void hws__feature_clear(struct hws_feature *f, struct hws__feature_priv *p);
 bool hws__item_is_live(enum hws_sensor_item item);
 int hws__parse_value(const char *text, double *ret);
 int hws__parse_tuple(const char *text, int index, double *ret);
+/* One attribute, split into its channel and item by its file name alone;
+ * hws__attr_classify() returns 0, or -EINVAL for no channel attribute. */
+struct hws__attr_class {
+	enum hws_sensor_kind kind;
+	char feature[32];
+	enum hws_sensor_item item;
+	bool is_label;
+	double scale;
+};
+int hws__attr_classify(const char *name, struct hws__attr_class *c);
 
 /* chips.c: what hwsight knows about particular chips. */
 const char *hws__chip_default_label(const char *prefix, const char *feature);

@@ -58,12 +58,13 @@ int hws__parse_long(const char *s, long *ret)
 	v = strtol(s, &end, 10);
 	if (end == s || !isdigit((unsigned char)end[-1]))
 		return -EINVAL;
-	if (errno == ERANGE)
-		return -ERANGE;
+	/* The shape first: "99999999999999999999abc" is garbage, not too big. */
 	while (*end == ' ' || *end == '\t' || *end == '\n')
 		end++;
 	if (*end)
 		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
 	*ret = v;
 	return 0;
 }

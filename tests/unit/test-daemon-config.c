@@ -223,6 +223,9 @@ TEST(mistakes_are_refused_with_their_line)
 		     "3: size: \"640*480\" is not WIDTHxHEIGHT");
 	expect_error("[camera a]\ndevice = /dev/video0\nfps = 40\n",
 		     "3: fps: 40 fps is not a whole number of 1/300 s ticks; 37.5 or 42.8571 fps are");
+	/* Found by fuzz/fuzz-config.c: it offered "300 or inf fps". */
+	expect_error("[camera a]\ndevice = /dev/video0\nfps = 50502\n",
+		     "3: fps: 50502 fps is faster than one 1/300 s tick; at most 300 fps");
 	expect_error("[camera a]\ndevice = /dev/video0\nformat = gif\n",
 		     "3: format: \"gif\" is not jpg, png or ppm");
 	expect_error("[camera a]\ndevice = /dev/video0\nquality = 0\n",
@@ -246,6 +249,20 @@ TEST(long_lines_keep_the_count)
 
 	ASSERT_LT(n, (int)sizeof(text));
 	expect_error(text, "3: reader: \"quick\" is not fast, pread or libsensors");
+}
+
+/* Found by fuzz/fuzz-config.c: inih read the rest of a long line as a line
+ * of its own, a key here, and numbered the lines after it its own way. */
+TEST(long_key_lines_are_refused)
+{
+	char text[1024];
+	int n = snprintf(text, sizeof(text), "[daemon]\nexec = echo %0300d listen = 0.0.0.0:80\nreader = quick\n", 0);
+
+	ASSERT_LT(n, (int)sizeof(text));
+	expect_error(text, "2: the line is longer than 198 characters");
+	n = snprintf(text, sizeof(text), "[daemon]\n# %0500d\nno equals\n", 0);
+	ASSERT_LT(n, (int)sizeof(text));
+	expect_error(text, "3: not a [section] or a key = value line");
 }
 
 int main(int argc, char **argv) { return hws_test_main(argc, argv); }

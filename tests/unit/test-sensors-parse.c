@@ -90,6 +90,8 @@ TEST(long_numbers)
 	ASSERT_EQ(hws__parse_long("-", &v), -EINVAL);
 	ASSERT_EQ(hws__parse_long("0x10", &v), -EINVAL);
 	ASSERT_EQ(hws__parse_long("3.5", &v), -EINVAL);
+	/* Found by fuzz/fuzz-hwmon.c: garbage after an overflow is garbage. */
+	ASSERT_EQ(hws__parse_long("99999999999999999999;\n", &v), -EINVAL);
 }
 
 static int write_file(const char *dir, const char *name, const char *text, size_t len)
