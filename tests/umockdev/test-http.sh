@@ -261,6 +261,14 @@ expect_line "several on the JSON API: 400 and the first one" '^/api/v1/sensors t
 out=$(curl -s -i --max-time 5 --path-as-is "$URL/nope/../etc/passwd" | tr -d '\r')
 expect_line "an unknown path: 404 ..." '^HTTP/1\.1 404 ' "$out"
 expect_line "... saying so" '^no such page$' "$out"
+# Names from the request are only compared with known ones: none is a path.
+for path in "graph/../../../etc/passwd.png" "graph/..%2f..%2fetc%2fpasswd.png" "graph/%2e%2e.png" \
+	    "graph/pc87427-isa-0900" "graph/nochip.png" "snapshot.jpg?camera=..%2f..%2fetc%2fpasswd" \
+	    "stream.mjpg?camera=nocam"; do
+	expect_eq "/$path: 404" 404 "$(status --path-as-is "$URL/$path")"
+done
+expect_eq "a history range it does not draw: 400" 400 "$(status "$URL/graph/pc87427-isa-0900.png?range=..%2f1h")"
+expect_eq "a camera request without camera=: 400" 400 "$(status "$URL/snapshot.jpg")"
 for method in POST PUT DELETE; do
 	out=$(curl -s -i --max-time 5 -X "$method" "$URL/metrics" | tr -d '\r')
 	expect_eq "$method: 405 with \"Allow: GET, HEAD\"" "HTTP/1.1 405 Method Not Allowed|Allow: GET, HEAD" \
