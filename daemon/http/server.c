@@ -147,14 +147,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	const struct route *route = NULL;
 	struct args_check args = { .allowed = no_params };
 
-	(void)version, (void)upload_data, (void)upload_data_size, (void)req_cls;
-	/* Answered on the first call, with the headers alone: libmicrohttpd
-	 * takes no answer once a body is arriving, and none is wanted. */
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return hwsd_http_fail(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET and HEAD\n", method);
+	(void)version, (void)upload_data, (void)upload_data_size;
+	/* Refusals come on the first call, with the headers alone:
+	 * libmicrohttpd takes no answer once a body is arriving. A good
+	 * request is answered on the second call, which keeps the
+	 * connection alive (an answer on the first call closes it). */
+	if (!*req_cls) {
+		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return hwsd_http_fail(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET and HEAD\n", method);
+		if (has_body(c))
+			return hwsd_http_fail(c, MHD_HTTP_BAD_REQUEST, "a %s has no body\n", method);
+		*req_cls = h;
+		return MHD_YES;
+	}
 	req.head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
-	if (has_body(c))
-		return hwsd_http_fail(c, MHD_HTTP_BAD_REQUEST, "a %s has no body\n", method);
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]) && !page; i++)
 		if (!strcmp(url, pages[i].path))
 			page = &pages[i];

@@ -261,6 +261,8 @@ expect_line "several on the JSON API: 400 and the first one" '^/api/v1/sensors t
 out=$(curl -s -i --max-time 5 --path-as-is "$URL/nope/../etc/passwd" | tr -d '\r')
 expect_line "an unknown path: 404 ..." '^HTTP/1\.1 404 ' "$out"
 expect_line "... saying so" '^no such page$' "$out"
+expect_eq "two requests on one connection (keep-alive): one connect" "1 0" \
+	"$(curl -s -o /dev/null -o /dev/null -w '%{num_connects} ' "$URL/metrics" "$URL/api/v1/sensors" | sed 's/ $//')"
 # Names from the request are only compared with known ones: none is a path.
 for path in "graph/../../../etc/passwd.png" "graph/..%2f..%2fetc%2fpasswd.png" "graph/%2e%2e.png" \
 	    "graph/pc87427-isa-0900" "graph/nochip.png" "snapshot.jpg?camera=..%2f..%2fetc%2fpasswd" \
