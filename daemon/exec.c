@@ -3,6 +3,20 @@
  * [daemon] exec=: a command run through /bin/sh on every event, with the
  * event in its environment, as sensord and fswebcam run theirs. It is
  * started and never waited for here; the main loop reaps it on SIGCHLD.
+ *
+ * Reaping. The commands are not the daemon's only children: rrdtool draws
+ * the graphs (history-graph.c) and is waited for by its pid on an HTTP
+ * thread. A command is therefore waited for by its pid too, never with
+ * waitpid(-1), which would take rrdtool's exit status from under the
+ * graph (and leave it ECHILD). The pids are kept in d->exec_pids, a slot
+ * per command that may run. Commands are started on the poll and motion
+ * queues while the main thread reaps, so a slot changes hands by
+ * compare-and-swap alone: whoever turns it to SLOT_BUSY owns it until it
+ * stores a value back. Only a slot's owner waits for its pid, and a pid
+ * leaves its slot only once reaped, so no pid is waited for twice, nor
+ * after it may have been given to another process. A command may end,
+ * and the main loop handle its SIGCHLD, before its pid is in its slot:
+ * the thread that started it looks once more after storing the pid.
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,14 +29,50 @@
 
 extern char **environ;
 
-/* A flapping sensor must not turn into a fork bomb. */
-#define MAX_CHILDREN 8
+enum { SLOT_FREE = 0, SLOT_BUSY = -1 };
+
+/* Reap the command in @slot if it has ended; any thread. */
+static void reap_slot(_Atomic(pid_t) *slot)
+{
+	pid_t pid = atomic_load(slot), w;
+	int status = 0;
+
+	if (pid <= 0 || !atomic_compare_exchange_strong(slot, &pid, SLOT_BUSY))
+		return;
+	do
+		w = waitpid(pid, &status, WNOHANG);
+	while (w < 0 && errno == EINTR);
+	if (w == 0) {
+		atomic_store(slot, pid);        /* still running */
+		return;
+	}
+	if (w < 0)
+		log_error("exec: cannot wait for command %d: %s", (int)pid, strerror(errno));
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		log_warning("exec: command %d exited with status %d", (int)pid, WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		log_warning("exec: command %d killed by signal %d", (int)pid, WTERMSIG(status));
+	atomic_store(slot, SLOT_FREE);
+}
+
+/* A free slot, now SLOT_BUSY, or NULL if HWSD_EXEC_MAX commands run. */
+static _Atomic(pid_t) *slot_claim(struct hwsd *d)
+{
+	for (size_t i = 0; i < HWSD_EXEC_MAX; i++) {
+		pid_t expected = SLOT_FREE;
+
+		if (atomic_compare_exchange_strong(&d->exec_pids[i], &expected, SLOT_BUSY))
+			return &d->exec_pids[i];
+	}
+	return NULL;
+}
 
 void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 {
 	enum { MAX_VARS = 16 };
 	char buf[2048], *vars[MAX_VARS], **envp;
 	const char *cmd = d->config->exec;
+	_Atomic(pid_t) *slot;
 	posix_spawnattr_t attr;
 	sigset_t none, defaults;
 	size_t n_env = 0;
@@ -31,10 +81,10 @@ void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 
 	if (!cmd)
 		return;
-	if (atomic_fetch_add(&d->children, 1) >= MAX_CHILDREN) {
-		atomic_fetch_sub(&d->children, 1);
+	slot = slot_claim(d);
+	if (!slot) {
 		log_warning("exec: %d commands still running; not running it for this %s event",
-			    MAX_CHILDREN, ev->event);
+			    HWSD_EXEC_MAX, ev->event);
 		return;
 	}
 	n = hwsd_event_env(ev, buf, sizeof(buf), vars, MAX_VARS);
@@ -42,7 +92,7 @@ void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 		n_env++;
 	envp = calloc(n_env + (size_t)n + 1, sizeof(*envp));
 	if (!envp) {
-		atomic_fetch_sub(&d->children, 1);
+		atomic_store(slot, SLOT_FREE);
 		log_error("exec: out of memory");
 		return;
 	}
@@ -64,23 +114,17 @@ void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 	posix_spawnattr_destroy(&attr);
 	free(envp);
 	if (r) {
-		atomic_fetch_sub(&d->children, 1);
+		atomic_store(slot, SLOT_FREE);
 		log_error("exec: cannot run /bin/sh: %s", strerror(r));
 		return;
 	}
 	log_debug("exec: started %d for %s", (int)pid, ev->event);
+	atomic_store(slot, pid);
+	reap_slot(slot);
 }
 
 void hwsd_exec_reap(struct hwsd *d)
 {
-	int status;
-	pid_t pid;
-
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		atomic_fetch_sub(&d->children, 1);
-		if (WIFEXITED(status) && WEXITSTATUS(status))
-			log_warning("exec: command %d exited with status %d", (int)pid, WEXITSTATUS(status));
-		else if (WIFSIGNALED(status))
-			log_warning("exec: command %d killed by signal %d", (int)pid, WTERMSIG(status));
-	}
+	for (size_t i = 0; i < HWSD_EXEC_MAX; i++)
+		reap_slot(&d->exec_pids[i]);
 }

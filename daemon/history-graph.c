@@ -1,38 +1,68 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Graphs of the sensor history, drawn by librrd in memory for /graph.
+ * Graphs of the sensor history for /graph, drawn by rrdtool, librrd's own
+ * program, in a child process: "rrdtool graph - ARGS..." writes the PNG
+ * to a pipe.
  *
- * Threads. librrd keeps its error text per thread and its file functions
- * (*_r) are reentrant, but rrd_graph() in librrd 1.7 (Debian 12 has
- * 1.7.2) shares one Pango font map between all threads and locks it
- * around only a few of its uses (rrd_graph.c, rrd_graph_init(); upstream
- * gave each thread its own map in 1.8.0, commit b13bffba, after graphs
- * drawn at once came out with boxes for text, or crashed). Graphs are
- * therefore drawn one at a time, under h->render_lock, which the poller
- * never takes: it shares only h->lock, which a graph holds for a copy.
+ * Why a child. librrd 1.7 (Debian 12 has 1.7.2) cannot draw for long in
+ * a process with threads: rrd_graph() leaks two small strings per legend
+ * entry it draws (rrd_graph.c, graph_paint(): the "legend[]" and
+ * "coords[]" values given to rrd_info_push(), which copies them; still
+ * so upstream), and it shares one Pango font map between all threads,
+ * locked around only a few of its uses (rrd_graph_init(); upstream gave
+ * each thread its own map in 1.8.0, commit b13bffba, after graphs drawn
+ * at once came out with boxes for text, or crashed). What a child leaks
+ * goes with it, and children drawing at once share nothing.
  *
- * A graph and an update may use one file at once: librrd's fcntl() locks
- * belong to the process, not to a thread, so they do not keep the two
- * apart. The graph may then read one step with some values from before
- * the update and some from after, nothing worse: every row it reads is
- * bounded by the layout, which an update never changes (rrd_fetch.c
- * takes the archive pointer modulo the row count), and a file is set
- * aside by renaming it, never by truncating it.
+ * The child. It is started with posix_spawn(), never fork(): a child
+ * forked from a process with threads may run only async-signal-safe code
+ * until it execs. It gets /dev/null for stdin, a pipe for stdout (the
+ * image) and one for stderr (why it failed: the first line is logged),
+ * no other descriptor, the default signal mask and SIGPIPE, and an
+ * environment of its own (child_env()). It has h->draw_timeout_ms to end
+ * and may write h->png_max bytes; past either it is killed. It is waited
+ * for by its pid, as exec.c waits for its commands by theirs, so neither
+ * takes the other's exit status.
  *
- * Memory. rrd_graph() leaks two small strings per legend entry it draws
- * (rrd_graph.c, graph_paint(): the "legend[]" and "coords[]" values
- * given to rrd_info_push(), which copies them; still so upstream). So
- * each line gets one legend entry, its figures (now, min, avg, max)
- * computed here from rrd_fetch() rather than by GPRINT entries, and a
- * graph is drawn again only when the one drawn last is older than a
- * 120th of its range (30 s for an hour): what leaks is bounded by time,
- * not by requests, and a client asking in a loop costs a copy.
+ * Reading while the poller writes. rrdtool reads a file with a read lock
+ * (rrd_fetch.c), the poller writes it with a write lock (rrd_update.c),
+ * both taken with fcntl(F_SETLK), which does not wait: whichever comes
+ * second fails with "could not lock RRD". rrdtool is then run again a
+ * moment later (LOCK_TRIES: an update holds the lock for well under a
+ * millisecond), and an update tries again for a while (history.c,
+ * record()). Should the two overlap all the same -- these locks belong
+ * to the process, so the daemon's own fetch (stats_fetch()), when it
+ * closes the file, drops the poller's lock too -- rrdtool may read one
+ * step with some values from before the update and some from after,
+ * nothing worse: every row it reads is bounded by the layout, which an
+ * update never changes (rrd_fetch.c takes the archive pointer modulo the
+ * row count), and a file is set aside by renaming it, never by
+ * truncating it.
+ *
+ * The legend's figures (now, min, avg, max) are computed here with
+ * rrd_fetch_r() rather than by GPRINT entries: the axes need them before
+ * rrdtool is run (fan_scale()), and an unknown value is shown as "-".
+ *
+ * Cost. A child costs some tens of milliseconds, so a graph is drawn
+ * again only when the one drawn last is older than a 120th of its range
+ * (30 s for an hour) or the chip's sensors changed: a status page that
+ * reloads every 10 s, or a client asking in a loop, costs a copy. A
+ * request for a graph being drawn waits for it, and at most
+ * HISTORY_DRAWING_MAX children draw at once, so that graphs take no more
+ * than that many cores however many clients ask.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <rrd.h>
 
@@ -43,47 +73,9 @@
 #define GRAPH_HEIGHT 240
 #define NAME_WIDTH 28           /* characters for "temp1 CPU Temp" */
 #define REDRAW_DIVISOR 120      /* a graph is redrawn after range / this */
+#define LOCK_TRIES 4            /* rrdtool runs, 10, 20 and 40 ms apart */
 
-/*
- * The sanitizers, told what is not ours: AddressSanitizer's leak checker
- * looks away from librrd's allocations while it draws, and from what
- * Pango's font thread leaves to fontconfig; ThreadSanitizer from that
- * thread handing fontconfig's caches over under GLib's locks, which it
- * cannot see (GLib is not built with it).
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define HAVE_ASAN 1
-#elif defined(__SANITIZE_THREAD__)
-#define HAVE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HAVE_ASAN 1
-#elif __has_feature(thread_sanitizer)
-#define HAVE_TSAN 1
-#endif
-#endif
-
-#ifdef HAVE_ASAN
-#include <sanitizer/lsan_interface.h>
-
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libfontconfig.so\n";
-}
-#define leak_check_off() __lsan_disable()
-#define leak_check_on() __lsan_enable()
-#else
-#define leak_check_off() do { } while (0)
-#define leak_check_on() do { } while (0)
-#endif
-
-#ifdef HAVE_TSAN
-const char *__tsan_default_suppressions(void);
-const char *__tsan_default_suppressions(void)
-{
-	return "race:libfontconfig.so\nrace:libglib-2.0.so\n";
-}
-#endif
+extern char **environ;
 
 static const struct range {
 	const char *name;
@@ -340,7 +332,7 @@ static const char *const colors[] = {
 	"e377c2", "7f7f7f", "bcbd22", "17becf", "393b79", "637939",
 };
 
-/* One line and its legend entry (see the top of the file: one only). */
+/* One line and its legend entry, which holds its figures. */
 static void add_line(struct history_args *a, const struct history_series *se, size_t i,
 		     const char *path, const struct stats *st, double scale)
 {
@@ -371,6 +363,7 @@ static int graph_args(const char *chip, const struct range *range, const struct 
 	if (!path)
 		return -ENOMEM;
 	left_units(s, scale, units, sizeof(units));
+	hwsd_history__args_add(a, "rrdtool");
 	hwsd_history__args_add(a, "graph");
 	hwsd_history__args_add(a, "-");
 	hwsd_history__args_add(a, "--imgformat=PNG");
@@ -397,15 +390,255 @@ static int graph_args(const char *chip, const struct range *range, const struct 
 	return a->error;
 }
 
-/* Draw, and keep the image for the next request. Called under
- * h->render_lock. */
-static int draw(const char *chip, const struct range *range, const struct snapshot *s,
-		struct history_png *png)
+static uint64_t now_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void nap_ms(unsigned ms)
+{
+	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 }, NULL);
+}
+
+/*
+ * What the child sees of our environment: the C locale the daemon has
+ * always drawn in (figures with a '.', dates in English), with text in
+ * UTF-8; and where the time zone and the fonts are, nothing else (no
+ * LD_PRELOAD, no RRDCACHED_ADDRESS). @envp has room for
+ * N_PASSED_ENV + 2 entries.
+ */
+static const char *const passed_env[] = {
+	"TZ", "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS",
+	"FONTCONFIG_FILE", "FONTCONFIG_PATH",
+};
+
+#define N_PASSED_ENV (sizeof(passed_env) / sizeof(passed_env[0]))
+
+static void child_env(char **envp)
+{
+	size_t n = 0;
+
+	envp[n++] = "LC_ALL=C.UTF-8";
+	for (size_t i = 0; i < N_PASSED_ENV; i++) {
+		size_t len = strlen(passed_env[i]);
+
+		for (char **e = environ; *e; e++)
+			if (!strncmp(*e, passed_env[i], len) && (*e)[len] == '=') {
+				envp[n++] = *e;
+				break;
+			}
+	}
+	envp[n] = NULL;
+}
+
+/* What a child wrote, and why it failed. */
+struct child_output {
+	unsigned char *data;            /* stdout */
+	size_t len, size;
+	char err[256];                  /* the start of stderr */
+	size_t err_len;
+	char why[320];                  /* for the log, on failure */
+};
+
+/* Room for a read of stdout, and for one byte over @max to be seen. */
+static int output_grow(struct child_output *o, size_t max)
+{
+	size_t size = o->size ? 2 * o->size : 64 * 1024;
+	unsigned char *data;
+
+	if (size > max + 1)
+		size = max + 1;
+	data = realloc(o->data, size);
+	if (!data)
+		return -ENOMEM;
+	o->data = data;
+	o->size = size;
+	return 0;
+}
+
+/*
+ * Read the child's stdout and stderr until both are closed. Return: 0,
+ * -ETIMEDOUT at @deadline, -EFBIG past @max bytes of stdout, -ENOMEM or
+ * another negative errno.
+ */
+static int child_read(int out_fd, int err_fd, uint64_t deadline, size_t max, struct child_output *o)
+{
+	struct pollfd p[2] = { { .fd = out_fd, .events = POLLIN }, { .fd = err_fd, .events = POLLIN } };
+
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		uint64_t now = now_ms();
+		char buf[1024];
+		ssize_t n;
+		int r;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		r = poll(p, 2, deadline - now > INT_MAX ? INT_MAX : (int)(deadline - now));
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r <= 0)
+			continue;
+		if (p[0].revents) {
+			if (o->len == o->size && output_grow(o, max) < 0)
+				return -ENOMEM;
+			n = read(p[0].fd, o->data + o->len, o->size - o->len);
+			if (n < 0 && errno != EINTR)
+				return -errno;
+			if (n == 0)
+				p[0].fd = -1;   /* poll() passes over it */
+			o->len += n > 0 ? (size_t)n : 0;
+			if (o->len > max)
+				return -EFBIG;
+		}
+		if (p[1].revents) {
+			n = read(p[1].fd, buf, sizeof(buf));
+			if (n < 0 && errno != EINTR)
+				return -errno;
+			if (n == 0)
+				p[1].fd = -1;
+			for (ssize_t i = 0; i < n && o->err_len < sizeof(o->err) - 1; i++)
+				o->err[o->err_len++] = buf[i];
+			o->err[o->err_len] = '\0';
+		}
+	}
+	return 0;
+}
+
+/*
+ * Wait for the child @pid, killed first if @kill_it, or if it is still
+ * there at @deadline with its output closed. Return: 0, -ETIMEDOUT if it
+ * was killed for the deadline, or a negative errno.
+ */
+static int child_wait(pid_t pid, bool kill_it, uint64_t deadline, int *ret_status)
+{
+	unsigned nap = 1;
+	int r = 0;
+
+	if (kill_it)
+		kill(pid, SIGKILL);
+	for (;;) {
+		pid_t w = waitpid(pid, ret_status, kill_it ? 0 : WNOHANG);
+
+		if (w == pid)
+			return r;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (w == 0 && now_ms() >= deadline) {
+			kill(pid, SIGKILL);
+			kill_it = true;
+			r = -ETIMEDOUT;
+		} else if (w == 0) {
+			nap_ms(nap);
+			nap = nap < 32 ? 2 * nap : nap;
+		}
+	}
+}
+
+/*
+ * Run rrdtool with @argv (see the top of the file), its image in @o.
+ * Return: 0 and a PNG; -EBUSY if it found the file locked; -ETIMEDOUT,
+ * -EFBIG, -ENOMEM; -EIO if it failed or could not be run. On failure,
+ * o->why says what happened.
+ */
+static int rrdtool_run(const struct hwsd_history *h, char **argv, uint64_t deadline,
+		       struct child_output *o)
+{
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = 0, r, w;
+	char *envp[N_PASSED_ENV + 2], *nl;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, defaults;
+	pid_t pid;
+
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		r = -errno;
+		snprintf(o->why, sizeof(o->why), "cannot make a pipe: %s", strerror(-r));
+		goto out;
+	}
+	child_env(envp);
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGPIPE);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (!r)
+		r = posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	if (!r)
+		r = posix_spawn_file_actions_adddup2(&fa, err[1], STDERR_FILENO);
+	/* librrd 1.7 opens its files without O_CLOEXEC. */
+	if (!r)
+		r = posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+	if (!r)
+		r = posix_spawnattr_setsigmask(&attr, &none);
+	if (!r)
+		r = posix_spawnattr_setsigdefault(&attr, &defaults);
+	if (!r)
+		r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	if (!r)
+		r = posix_spawn(&pid, h->rrdtool, &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(out[1]);
+	close(err[1]);
+	out[1] = err[1] = -1;
+	if (r) {
+		snprintf(o->why, sizeof(o->why), "cannot run %s: %s", h->rrdtool, strerror(r));
+		r = r == ENOMEM ? -ENOMEM : -EIO;
+		goto out;
+	}
+	r = child_read(out[0], err[0], deadline, h->png_max, o);
+	close(out[0]);
+	close(err[0]);
+	out[0] = err[0] = -1;
+	w = child_wait(pid, r < 0, deadline, &status);
+	if (r >= 0)
+		r = w;
+	nl = strchr(o->err, '\n');
+	if (nl)
+		*nl = '\0';
+	if (r == -ETIMEDOUT)
+		snprintf(o->why, sizeof(o->why), "rrdtool took over %u ms; killed it", h->draw_timeout_ms);
+	else if (r == -EFBIG)
+		snprintf(o->why, sizeof(o->why), "rrdtool wrote over %zu bytes; killed it", h->png_max);
+	else if (r < 0)
+		snprintf(o->why, sizeof(o->why), "reading rrdtool: %s", strerror(-r));
+	else if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
+		r = strstr(o->err, "could not lock RRD") ? -EBUSY : -EIO;
+		if (WIFSIGNALED(status))
+			snprintf(o->why, sizeof(o->why), "rrdtool killed by signal %d", WTERMSIG(status));
+		else
+			snprintf(o->why, sizeof(o->why), "rrdtool failed (status %d): %s", WEXITSTATUS(status),
+				 *o->err ? o->err : "no reason given");
+	} else if (o->len < 8 || memcmp(o->data, "\x89PNG\r\n\x1a\n", 8)) {
+		r = -EIO;
+		snprintf(o->why, sizeof(o->why), "rrdtool wrote no PNG (%zu bytes)%s%s", o->len,
+			 *o->err ? ": " : "", o->err);
+	}
+	if (r >= 0 && *o->err)
+		log_debug("history: rrdtool said: %s", o->err);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (err[i] >= 0)
+			close(err[i]);
+	}
+	return r;
+}
+
+/* Draw @range of the chip in @s anew, into @ret_png. */
+static int draw(const struct hwsd_history *h, const char *chip, const struct range *range,
+		const struct snapshot *s, struct history_png *ret_png)
+{
+	uint64_t deadline = now_ms() + h->draw_timeout_ms;
 	struct history_args a = { 0 };
 	struct stats *st = calloc(s->n, sizeof(*st));
+	struct child_output o = { 0 };
 	time_t now = time(NULL);
-	rrd_info_t *info = NULL;
 	int r;
 
 	if (!st)
@@ -413,32 +646,28 @@ static int draw(const char *chip, const struct range *range, const struct snapsh
 	r = stats_fetch(s, range->seconds, now, st);
 	if (r >= 0)
 		r = graph_args(chip, range, s, st, now, &a);
-	if (r >= 0) {
-		rrd_clear_error();
-		leak_check_off();
-		info = rrd_graph_v((int)a.n, a.v);
-		leak_check_on();
-		if (!info)
-			log_debug("history: %s: drawing failed: %s", chip, rrd_get_error());
-		r = -EIO;
-	}
-	for (const rrd_info_t *i = info; i; i = i->next) {
-		void *data;
+	for (unsigned i = 1; r >= 0; i++) {
+		unsigned wait = 10u << (i - 1);
 
-		if (i->type != RD_I_BLO || strcmp(i->key, "image"))
-			continue;
-		data = malloc(i->value.u_blo.size ? i->value.u_blo.size : 1);
-		if (!data) {
-			r = -ENOMEM;
+		o.len = o.err_len = 0;
+		o.err[0] = '\0';
+		r = rrdtool_run(h, a.v, deadline, &o);
+		if (r != -EBUSY || i == LOCK_TRIES || now_ms() + wait >= deadline)
 			break;
-		}
-		memcpy(data, i->value.u_blo.ptr, i->value.u_blo.size);
-		free(png->data);
-		*png = (struct history_png){ data, i->value.u_blo.size, now, s->generation };
+		log_debug("history: %s: %s; again in %u ms", chip, o.why, wait);
+		nap_ms(wait);
 		r = 0;
-		break;
 	}
-	rrd_info_free(info);
+	if (r >= 0) {
+		void *fit = realloc(o.data, o.len);    /* kept for a while */
+
+		*ret_png = (struct history_png){ .data = fit ? fit : o.data, .len = o.len, .made = now,
+					      .generation = s->generation };
+		o.data = NULL;
+	} else if (r != -ENOMEM && *o.why) {
+		log_warning("history: %s: %s", chip, o.why);
+	}
+	free(o.data);
 	hwsd_history__args_free(&a);
 	free(st);
 	return r;
@@ -459,15 +688,23 @@ int hwsd_history_range(const char *range)
 	return r ? (int)r->seconds : -EINVAL;
 }
 
+/* May @png be given again for @rg of a chip of that @generation? */
+static bool png_fresh(const struct history_png *png, const struct range *rg, unsigned generation)
+{
+	time_t now = time(NULL);
+
+	return png->data && png->generation == generation && now >= png->made &&
+	       now - png->made < (time_t)(rg->seconds / REDRAW_DIVISOR);
+}
+
 int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *range, void **ret_png,
 		       size_t *ret_len)
 {
 	const struct range *rg = range_find(range);
-	struct history_png *png;
+	struct history_png *png, drawn;
 	struct snapshot s;
 	void *copy = NULL;
 	size_t len = 0;
-	time_t now;
 	int r;
 
 	if (!h || !chip || !ret_png || !ret_len || !rg || !hwsd_history__name_ok(chip))
@@ -475,12 +712,25 @@ int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *ran
 	r = snapshot_take(h, chip, &s);
 	if (r < 0)
 		return r;
-	pthread_mutex_lock(&h->render_lock);
 	png = &s.chip->drawn[rg - ranges];
-	now = time(NULL);
-	if (!png->data || png->generation != s.generation || now < png->made ||
-	    now - png->made >= (time_t)(rg->seconds / REDRAW_DIVISOR))
-		r = draw(chip, rg, &s, png);
+	pthread_mutex_lock(&h->draw_lock);
+	while (!png_fresh(png, rg, s.generation) &&
+	       (png->drawing || h->n_drawing >= HISTORY_DRAWING_MAX))
+		pthread_cond_wait(&h->drawn, &h->draw_lock);
+	if (!png_fresh(png, rg, s.generation)) {
+		png->drawing = true;
+		h->n_drawing++;
+		pthread_mutex_unlock(&h->draw_lock);
+		r = draw(h, chip, rg, &s, &drawn);
+		pthread_mutex_lock(&h->draw_lock);
+		png->drawing = false;
+		h->n_drawing--;
+		if (r >= 0) {
+			free(png->data);
+			*png = drawn;
+		}
+		pthread_cond_broadcast(&h->drawn);
+	}
 	if (r >= 0) {
 		len = png->len;
 		copy = malloc(len ? len : 1);
@@ -489,7 +739,7 @@ int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *ran
 		else
 			r = -ENOMEM;
 	}
-	pthread_mutex_unlock(&h->render_lock);
+	pthread_mutex_unlock(&h->draw_lock);
 	snapshot_free(&s);
 	if (r < 0)
 		return r;

@@ -5,8 +5,9 @@
 /*
  * What history.c (the files and their updates) and history-graph.c (the
  * drawing) share. Locks: L is h->lock, held only for a look-up or a copy;
- * R is h->render_lock, held while librrd draws. Fields without either
- * are the poll queue's alone.
+ * D is h->draw_lock, held to look at or replace a drawn graph, never
+ * while rrdtool draws one. Fields without either are the poll queue's
+ * alone.
  */
 
 #include <pthread.h>
@@ -30,12 +31,18 @@ struct history_series {
 	enum hws_sensor_kind kind;
 };
 
+#define HISTORY_RRDTOOL "/usr/bin/rrdtool"  /* draws the graphs: history-graph.c */
+#define HISTORY_DRAW_TIMEOUT_MS 10000   /* then rrdtool is killed */
+#define HISTORY_PNG_MAX (8u << 20)      /* bytes of a graph, at most */
+#define HISTORY_DRAWING_MAX 2           /* rrdtools running at once */
+
 /* A graph drawn lately, given again to whoever asks soon after. */
 struct history_png {
 	void *data;
 	size_t len;
 	time_t made;
 	unsigned generation;            /* of the chip's series it shows */
+	bool drawing;                   /* rrdtool is drawing it anew */
 };
 
 struct chip_history {
@@ -46,7 +53,7 @@ struct chip_history {
 	unsigned step;                  /* L */
 	unsigned generation;            /* L: bumped when the series change */
 	bool has_file;                  /* L: the file records the series */
-	struct history_png drawn[HISTORY_RANGES];  /* R */
+	struct history_png drawn[HISTORY_RANGES];  /* D */
 	char *line;                     /* the update: "when:v1:v2..." */
 	size_t line_size;
 	int64_t last_update;            /* the file's */
@@ -57,8 +64,15 @@ struct chip_history {
 struct hwsd_history {
 	char *dir;
 	pthread_mutex_t lock;
-	pthread_mutex_t render_lock;    /* librrd 1.7 draws one graph at a time */
+	pthread_mutex_t draw_lock;
+	pthread_cond_t drawn;           /* D: a drawing ended */
+	unsigned n_drawing;             /* D: rrdtools running */
 	struct chip_history *chips;     /* L */
+	/* How graphs are drawn: HISTORY_* above, set by hwsd_history_new();
+	 * the tests change them before the first graph. */
+	const char *rrdtool;
+	unsigned draw_timeout_ms;
+	size_t png_max;
 };
 
 /* A growing argv of allocated strings; the first failure sticks. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Sensor history: one RRD file per chip under STATE/history, written by
- * the chip's poller, drawn by librrd for /graph.
+ * the chip's poller with librrd, drawn for /graph by rrdtool, librrd's
+ * own program.
  *
  * Crash safety. librrd writes an update in place, through a shared
  * mapping of the file (rrd_open.c, rrd_write()): the live header
@@ -19,8 +20,9 @@
  * one. The price is one small synchronous write per chip and poll.
  *
  * Threads. Updates run on the poll queue alone; the drawing, on the HTTP
- * threads, copies what it needs of a chip under h->lock and reads the
- * files (history-graph.c says why that is safe).
+ * threads, copies what it needs of a chip under h->lock and has rrdtool
+ * read the files (history-graph.c says why that is safe, and why an
+ * update may have to wait a moment for rrdtool: record()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,7 @@
 #define CHIP_NAME_MAX 128
 #define HEARTBEAT_STEPS 3       /* polls missed before a gap shows */
 #define HEARTBEAT_MIN_S 5       /* ... but not less, for 1 s polls */
+#define UPDATE_TRIES 6          /* while the file is locked: 2+4+...+32 ms */
 
 /* What every file keeps: each poll for a day, then consolidated rows for
  * the week and year graphs, with the extremes that an average hides. */
@@ -200,7 +203,11 @@ int hwsd_history_new(const char *dir, struct hwsd_history **ret_history)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&h->lock, NULL);
-	pthread_mutex_init(&h->render_lock, NULL);
+	pthread_mutex_init(&h->draw_lock, NULL);
+	pthread_cond_init(&h->drawn, NULL);
+	h->rrdtool = HISTORY_RRDTOOL;
+	h->draw_timeout_ms = HISTORY_DRAW_TIMEOUT_MS;
+	h->png_max = HISTORY_PNG_MAX;
 	*ret_history = h;
 	return 0;
 }
@@ -216,7 +223,8 @@ struct hwsd_history *hwsd_history_free(struct hwsd_history *h)
 		chip_free(c);
 	}
 	pthread_mutex_destroy(&h->lock);
-	pthread_mutex_destroy(&h->render_lock);
+	pthread_mutex_destroy(&h->draw_lock);
+	pthread_cond_destroy(&h->drawn);
 	free(h->dir);
 	free(h);
 	return NULL;
@@ -554,16 +562,34 @@ static void line_build(struct chip_history *c, const struct hws_chip *chip, int6
 	}
 }
 
+/*
+ * Write the update. rrdtool drawing a graph holds a read lock on the file
+ * while it fetches (history-graph.c), a few milliseconds for a day of
+ * 1 s polls, and librrd does not wait for a lock (F_SETLK): it fails. So
+ * an update that finds the file locked is tried again a few times, some
+ * 60 ms in all, before the poll is skipped as for any other program
+ * holding the file.
+ */
 static int record(struct hwsd_history *h, struct chip_history *c, const struct hws_chip *chip,
 		  int64_t when)
 {
 	const char *argv[] = { c->line, NULL };
-	int r;
+	bool locked = false;
+	int r = 0;
 
 	line_build(c, chip, when);
-	rrd_clear_error();
-	if (rrd_update_r(c->path, NULL, 1, argv) != 0) {
-		if (locked_by_another(c->path, F_WRLCK)) {
+	for (unsigned i = 0; i < UPDATE_TRIES; i++) {
+		if (i)
+			nanosleep(&(struct timespec){ .tv_nsec = (1L << i) * 1000000 }, NULL);
+		rrd_clear_error();
+		r = rrd_update_r(c->path, NULL, 1, argv);
+		/* rrd_open.c says no more than this when fcntl() fails. */
+		locked = r != 0 && !strcmp(rrd_get_error(), "could not lock RRD");
+		if (!locked)
+			break;
+	}
+	if (r != 0) {
+		if (locked || locked_by_another(c->path, F_WRLCK)) {
 			log_debug("history: %s: locked by another program; skipped", c->path);
 			return -EBUSY;
 		}

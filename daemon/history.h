@@ -5,7 +5,8 @@
 /*
  * Sensor history in RRD files, as sensord keeps it: one DIR/CHIP.rrd per
  * chip, one GAUGE data source per feature input, written by the chip's
- * poller and drawn for the HTTP side by librrd.
+ * poller through librrd, and drawn for the HTTP side by librrd's own
+ * rrdtool, run as a child process (history-graph.c says why).
  *
  * Threads: hwsd_history_update() runs on the poll queue (one thread);
  * hwsd_history_graph() on any number of HTTP threads at once. A render
@@ -77,8 +78,9 @@ int hwsd_history_range(const char *range);
  *
  * Return: 0, -EINVAL for a bad range or a chip name that cannot name a file,
  * -ENOENT if the chip has no history (not recorded since the daemon
- * started), -ENOMEM, or -EIO if librrd fails (the reason is logged at
- * debug level).
+ * started), -ENOMEM, -EBUSY (the file stayed locked), -ETIMEDOUT or
+ * -EFBIG (rrdtool took too long, or drew too much), or -EIO if rrdtool
+ * failed; each failure is logged as a warning with its reason.
  */
 int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *range, void **ret_png,
 		       size_t *ret_len);

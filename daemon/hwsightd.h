@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <systemd/sd-event.h>
 
@@ -33,6 +34,9 @@
 struct hwsd_alarms;
 struct hwsd_guard;
 struct hwsd_http;
+
+/* exec= commands running at once: a flapping sensor must not fork-bomb. */
+#define HWSD_EXEC_MAX 8
 
 /* One per chip name ever seen; a poller whose chip vanished stops
  * re-arming until a rescan finds the chip again. */
@@ -98,7 +102,9 @@ struct hwsd {
 	atomic_uint chips_active;
 	atomic_uint alarms_active;
 	atomic_bool frozen;
-	atomic_uint children;              /* exec= commands running */
+	/* exec.c: the exec= commands running, by pid; 0 is a free slot,
+	 * -1 one being filled or looked at (exec.c says why). */
+	_Atomic(pid_t) exec_pids[HWSD_EXEC_MAX];
 	atomic_bool motion_watched;        /* the guard runs (for HTTP) */
 	atomic_ullong motion_events;       /* motion begun since the start */
 	atomic_bool in_motion;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * /graph/CHIP.png?range=1h|1d|1w: a chip's history, drawn by librrd
- * (history.c). The chip must be one the pollers have published: the name
+ * /graph/CHIP.png?range=1h|1d|1w: a chip's history, drawn by rrdtool
+ * (history-graph.c). The chip must be one the pollers have published: the name
  * from the URL is compared with those, never used to build a path before
  * it matched one.
  */

@@ -2,9 +2,11 @@
 /*
  * The daemon's sensor history (daemon/history.c): what a poll records is
  * what librrd reads back; a file that no longer fits the chip, or that is
- * corrupt, is kept aside and a new one started; graphs are PNG images;
- * names from a request never leave the history directory. Chips are
- * built by hand, as the library would fill them after a read.
+ * corrupt, is kept aside and a new one started; graphs are PNG images,
+ * drawn by rrdtool in a child that is killed when it hangs or writes too
+ * much, and whose failures are logged; names from a request never leave
+ * the history directory. Chips are built by hand, as the library would
+ * fill them after a read.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 
 #include <rrd.h>
 
+#include "history-internal.h"
 #include "history.h"
 #include "log.h"
 #include "task.h"
@@ -558,6 +561,46 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 	teardown();
 }
 
+/* rrdtool drawing a graph holds a read lock while it fetches: a poll
+ * that comes then waits for it rather than being lost. */
+TEST(an_update_waits_for_a_reader)
+{
+	struct fake_chip f;
+	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
+	int ready[2];
+	struct last l;
+	char x = 0;
+	pid_t pid;
+
+	setup();
+	chip_three(&f);
+	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	update_once(&c);
+	ASSERT_EQ(c.r, 0);
+	ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct flock lk = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+		int fd = open(path_of(CHIP), O_RDONLY);
+
+		if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0 || write(ready[1], "", 1) != 1)
+			_exit(1);
+		usleep(15 * 1000);
+		_exit(0);
+	}
+	ASSERT_EQ(read(ready[0], &x, 1), 1);
+	c.when += 10;
+	update_once(&c);
+	ASSERT_EQ(c.r, 0);
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+	last_get(path_of(CHIP), &l);
+	ASSERT_EQ(l.when, c.when);
+	last_free(&l);
+	hwsd_history_free(c.h);
+	teardown();
+}
+
 static bool is_png(const unsigned char *p, size_t len, unsigned *ret_w, unsigned *ret_h)
 {
 	if (len < 24 || memcmp(p, "\x89PNG\r\n\x1a\n", 8) || memcmp(p + 12, "IHDR", 4))
@@ -693,6 +736,280 @@ TEST(graphs_are_drawn_again_only_when_due)
 	ASSERT_FALSE(same_png(png[0], len[0], png[2], len[2]));
 	for (int i = 0; i < 3; i++)
 		free(png[i]);
+	hwsd_history_free(h);
+	teardown();
+}
+
+/* A program in place of rrdtool: a shell script of @body, in @path. */
+static void fake_rrdtool(char *path, size_t size, const char *name, const char *body)
+{
+	char script[2048];
+	int n = snprintf(script, sizeof(script), "#!/bin/sh\n%s\n", body);
+
+	ASSERT_LT(n, sizeof(script));
+	snprintf(path, size, "%s/%s", top, name);
+	write_file(path, script, (size_t)n);
+	ASSERT_EQ(chmod(path, 0755), 0);
+}
+
+/* Every child has been waited for. */
+static void no_child_left(void)
+{
+	errno = 0;
+	ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
+	ASSERT_EQ(errno, ECHILD);
+}
+
+struct graph_call {
+	struct hwsd_history *h;
+	const char *range;
+	void *png;
+	size_t len;
+	int r;
+};
+
+static void graph_once(void *arg)
+{
+	struct graph_call *g = arg;
+
+	free(g->png);
+	g->png = NULL;
+	g->r = hwsd_history_graph(g->h, CHIP, g->range, &g->png, &g->len);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* A drawing that hangs is killed at its time limit, and the next one is
+ * drawn as if nothing had happened. */
+TEST(a_hanging_rrdtool_is_killed)
+{
+	struct fake_chip f;
+	struct graph_call g = { .range = "1h" };
+	char prog[sizeof(top) + 32], *log;
+	struct timespec t0;
+	unsigned w, ht;
+
+	setup();
+	g.h = history_with_an_hour(&f);
+	fake_rrdtool(prog, sizeof(prog), "hang", "exec sleep 60");
+	g.h->rrdtool = prog;
+	g.h->draw_timeout_ms = 300;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, -ETIMEDOUT);
+	ASSERT_LT(seconds_since(&t0), 5);
+	ASSERT_NOT_NULL(strstr(log, "rrdtool took over 300 ms; killed it"));
+	no_child_left();
+	free(log);
+	g.h->rrdtool = HISTORY_RRDTOOL;
+	g.h->draw_timeout_ms = HISTORY_DRAW_TIMEOUT_MS;
+	graph_once(&g);
+	ASSERT_EQ(g.r, 0);
+	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
+	free(g.png);
+	hwsd_history_free(g.h);
+	teardown();
+}
+
+TEST(an_rrdtool_writing_too_much_is_killed)
+{
+	struct fake_chip f;
+	struct graph_call g = { .range = "1d" };
+	char prog[sizeof(top) + 32], *log;
+
+	setup();
+	g.h = history_with_an_hour(&f);
+	fake_rrdtool(prog, sizeof(prog), "flood", "exec cat /dev/zero");
+	g.h->rrdtool = prog;
+	g.h->png_max = 100000;
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, -EFBIG);
+	ASSERT_NULL(g.png);
+	ASSERT_NOT_NULL(strstr(log, "rrdtool wrote over 100000 bytes; killed it"));
+	no_child_left();
+	free(log);
+	hwsd_history_free(g.h);
+	teardown();
+}
+
+/* What rrdtool says first is logged, and a failure is not kept. */
+TEST(rrdtool_failures_are_logged)
+{
+	struct fake_chip f;
+	struct graph_call g = { .range = "1w" };
+	char prog[sizeof(top) + 32], *log;
+
+	setup();
+	g.h = history_with_an_hour(&f);
+	fake_rrdtool(prog, sizeof(prog), "fail",
+		     "echo \"ERROR: opening 'x.rrd': No such file or directory\" >&2\n"
+		     "echo 'not this line' >&2\n"
+		     "exit 1");
+	g.h->rrdtool = prog;
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, -EIO);
+	ASSERT_NOT_NULL(strstr(log, CHIP ": rrdtool failed (status 1): ERROR: opening 'x.rrd': No such file"));
+	ASSERT_NULL(strstr(log, "not this line"));
+	free(log);
+	fake_rrdtool(prog, sizeof(prog), "fail", "echo 'a picture'");
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, -EIO);
+	ASSERT_NOT_NULL(strstr(log, "rrdtool wrote no PNG"));
+	free(log);
+	snprintf(prog, sizeof(prog), "%s/missing", top);
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, -EIO);
+	ASSERT_NOT_NULL(strstr(log, "missing: No such file or directory"));
+	free(log);
+	no_child_left();
+	hwsd_history_free(g.h);
+	teardown();
+}
+
+/* rrdtool finds the file locked while the poller writes it: it is run
+ * again a moment later, a few times. */
+TEST(a_locked_file_is_drawn_again)
+{
+	struct fake_chip f;
+	struct graph_call g = { .range = "1h" };
+	char prog[sizeof(top) + 32], body[1024], runs[sizeof(top) + 32], *log;
+	unsigned w, ht;
+
+	setup();
+	g.h = history_with_an_hour(&f);
+	snprintf(runs, sizeof(runs), "%s/runs", top);
+	snprintf(body, sizeof(body),
+		 "echo run >>'%s'\n"
+		 "[ $(wc -l <'%s') -ge 3 ] && exec " HISTORY_RRDTOOL " \"$@\"\n"
+		 "echo 'ERROR: could not lock RRD' >&2\n"
+		 "exit 1", runs, runs);
+	fake_rrdtool(prog, sizeof(prog), "locked-twice", body);
+	g.h->rrdtool = prog;
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, 0);
+	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
+	ASSERT_STR_EQ(log, "");
+	free(log);
+	/* Locked for good (a backup, say): given up. */
+	g.range = "1d";
+	unlink(runs);
+	fake_rrdtool(prog, sizeof(prog), "locked",
+		     "echo 'ERROR: could not lock RRD' >&2\n"
+		     "exit 1");
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, -EBUSY);
+	ASSERT_NOT_NULL(strstr(log, "could not lock RRD"));
+	free(log);
+	free(g.png);
+	no_child_left();
+	hwsd_history_free(g.h);
+	teardown();
+}
+
+/* The child gets /dev/null, two pipes, none of our descriptors and an
+ * environment of its own. */
+TEST(rrdtool_gets_only_what_it_needs)
+{
+	struct fake_chip f;
+	struct graph_call g = { .range = "1h" };
+	char prog[sizeof(top) + 32], body[1024], *log;
+	unsigned w, ht;
+
+	setup();
+	g.h = history_with_an_hour(&f);
+	ASSERT_EQ(dup2(STDIN_FILENO, 50), 50);  /* no O_CLOEXEC, as librrd opens */
+	setenv("HWS_TEST_SECRET", "1", 1);
+	snprintf(body, sizeof(body),
+		 "[ \"$(readlink /proc/self/fd/0)\" = /dev/null ] || { echo 'ERROR: stdin' >&2; exit 1; }\n"
+		 "[ -e /proc/self/fd/50 ] && { echo 'ERROR: descriptor 50' >&2; exit 1; }\n"
+		 "[ \"$LC_ALL\" = C.UTF-8 ] && [ -z \"${HWS_TEST_SECRET+set}\" ] ||"
+		 " { echo \"ERROR: environment $(env | tr '\\n' ' ')\" >&2; exit 1; }\n"
+		 "exec " HISTORY_RRDTOOL " \"$@\"");
+	fake_rrdtool(prog, sizeof(prog), "check", body);
+	g.h->rrdtool = prog;
+	log = logged(graph_once, &g);
+	ASSERT_STR_EQ(log, "");
+	ASSERT_EQ(g.r, 0);
+	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
+	free(log);
+	free(g.png);
+	unsetenv("HWS_TEST_SECRET");
+	close(50);
+	hwsd_history_free(g.h);
+	teardown();
+}
+
+static void *graph_thread(void *arg)
+{
+	graph_once(arg);
+	return NULL;
+}
+
+/* The lines of a file, as a string. */
+static void read_text(const char *path, char *buf, size_t size)
+{
+	buf[read_file(path, buf, size - 1)] = '\0';
+}
+
+/* Clients asking for one graph at once get one drawing, and no more
+ * than two are drawn at once however many are asked for. */
+TEST(graphs_asked_for_at_once)
+{
+	static const char *const ranges[] = { "1h", "1h", "1h", "1d", "1w" };
+	enum { N = sizeof(ranges) / sizeof(ranges[0]) };
+	struct graph_call g[N];
+	struct fake_chip f;
+	struct hwsd_history *h;
+	char prog[sizeof(top) + 32], body[1024], runs[sizeof(top) + 32], most[sizeof(top) + 32];
+	pthread_t t[N];
+	int n_runs = 0, n_1h = 0, max = 0;
+	char buf[4096], *line, *save;
+
+	setup();
+	h = history_with_an_hour(&f);
+	snprintf(runs, sizeof(runs), "%s/runs", top);
+	snprintf(most, sizeof(most), "%s/running", top);
+	/* Each run counts the runs under way, itself included, while it
+	 * sleeps before drawing. */
+	snprintf(body, sizeof(body),
+		 "echo \"$*\" >>'%s'\n"
+		 "mkdir '%s/run-'$$\n"
+		 "ls -d '%s'/run-* | wc -l >>'%s'\n"
+		 "sleep 0.3\n"
+		 "rmdir '%s/run-'$$\n"
+		 "exec " HISTORY_RRDTOOL " \"$@\"", runs, top, top, most, top);
+	fake_rrdtool(prog, sizeof(prog), "slow", body);
+	h->rrdtool = prog;
+	for (int i = 0; i < N; i++) {
+		g[i] = (struct graph_call){ .h = h, .range = ranges[i] };
+		ASSERT_EQ(pthread_create(&t[i], NULL, graph_thread, &g[i]), 0);
+	}
+	for (int i = 0; i < N; i++) {
+		pthread_join(t[i], NULL);
+		ASSERT_EQ(g[i].r, 0);
+		ASSERT_TRUE(same_png(g[i].png, g[i].len, g[0].png, g[0].len) == !strcmp(ranges[i], "1h"));
+	}
+	read_text(runs, buf, sizeof(buf));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		n_runs++;
+		n_1h += strstr(line, "last hour") != NULL;
+	}
+	ASSERT_EQ(n_runs, 3);
+	ASSERT_EQ(n_1h, 1);
+	read_text(most, buf, sizeof(buf));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		max = atoi(line) > max ? atoi(line) : max;
+	ASSERT_GE(max, 1);
+	ASSERT_LE(max, 2);
+	for (int i = 0; i < N; i++)
+		free(g[i].png);
+	no_child_left();
 	hwsd_history_free(h);
 	teardown();
 }
