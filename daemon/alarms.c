@@ -19,7 +19,8 @@ enum state {
 };
 
 struct condition {
-	const char *name;       /* "min", "max", "crit", "alarm", "fault" ... */
+	const char *id;         /* which bit or threshold: "alarm", "min", "fault" ... */
+	const char *name;       /* what it says: "min" for a bare alarm bit below min */
 	bool from_config;
 	enum state state;
 	double value, limit;    /* NaN when unknown */
@@ -29,7 +30,8 @@ struct condition {
 struct alarm {
 	char *chip;
 	char *sensor;
-	const char *condition;  /* static strings */
+	const char *id;         /* static strings, as in struct condition */
+	const char *name;       /* as it was when the alarm began, to end it alike */
 	bool from_config;
 	bool seen;
 	struct alarm *next;
@@ -68,8 +70,8 @@ static void for_each_condition(const struct hws_feature *f, const struct hwsd_ch
 	for (size_t i = 0; (!conf || conf->chip_alarms) && i < sizeof(chip_bits) / sizeof(chip_bits[0]); i++) {
 		const struct hws_subfeature *bit = hws_subfeature_find(f, chip_bits[i].bit);
 		struct condition c = {
-			.name = chip_bits[i].name, .priority = chip_bits[i].priority,
-			.value = input, .limit = NAN,
+			.id = chip_bits[i].name, .name = chip_bits[i].name,
+			.priority = chip_bits[i].priority, .value = input, .limit = NAN,
 		};
 
 		if (!bit)
@@ -78,7 +80,8 @@ static void for_each_condition(const struct hws_feature *f, const struct hwsd_ch
 		if (chip_bits[i].limit != HWS_ITEM_MAX_ITEM)
 			c.limit = hwsd_feature_value(f, chip_bits[i].limit);
 		else if (chip_bits[i].bit == HWS_ITEM_ALARM) {
-			/* A bare alarm bit: say which limit the value is past. */
+			/* A bare alarm bit: say which limit the value is past
+			 * (while it stays set, it is the same alarm). */
 			double min = hwsd_feature_value(f, HWS_ITEM_MIN);
 			double max = hwsd_feature_value(f, HWS_ITEM_MAX);
 
@@ -92,7 +95,7 @@ static void for_each_condition(const struct hws_feature *f, const struct hwsd_ch
 	for (size_t t = 0; conf && t < conf->n_thresholds; t++) {
 		const struct hwsd_threshold *th = &conf->thresholds[t];
 		struct condition c = {
-			.name = th->is_max ? "max" : "min", .from_config = true,
+			.id = th->is_max ? "max" : "min", .name = th->is_max ? "max" : "min", .from_config = true,
 			.priority = LOG_WARNING, .value = input, .limit = th->limit,
 		};
 		double h;
@@ -153,7 +156,7 @@ static struct alarm *find(struct hwsd_alarms *a, const char *chip, const char *s
 			  const struct condition *c)
 {
 	for (struct alarm *x = a->list; x; x = x->next)
-		if (x->from_config == c->from_config && !strcmp(x->condition, c->name) &&
+		if (x->from_config == c->from_config && !strcmp(x->id, c->id) &&
 		    !strcmp(x->sensor, sensor) && !strcmp(x->chip, chip))
 			return x;
 	return NULL;
@@ -186,7 +189,8 @@ static void check_condition(void *userdata, const struct hws_feature *f, const s
 		log_error("%s %s: out of memory recording an alarm", k->chip->name, f->name);
 		return;
 	}
-	x->condition = c->name;
+	x->id = c->id;
+	x->name = c->name;
 	x->from_config = c->from_config;
 	x->seen = true;
 	x->next = a->list;
@@ -215,14 +219,14 @@ static int sweep(struct hwsd *d, const struct hws_chip *chip, const char *chip_n
 				f = &chip->features[i];
 		if (f) {
 			struct condition c = {
-				.name = x->condition, .from_config = x->from_config,
+				.id = x->id, .name = x->name, .from_config = x->from_config,
 				.value = hwsd_feature_value(f, HWS_ITEM_INPUT), .limit = NAN,
 			};
 
 			report(d, chip_name, f, &c, false, why);
 		} else {
 			struct hws_feature gone = { .name = x->sensor, .kind = HWS_SENSOR_KIND_MAX };
-			struct condition c = { .name = x->condition, .value = NAN, .limit = NAN };
+			struct condition c = { .id = x->id, .name = x->name, .value = NAN, .limit = NAN };
 
 			report(d, chip_name, &gone, &c, false, why);
 		}
@@ -270,7 +274,7 @@ void hwsd_alarms_active(struct hwsd *d, const char *chip, const char *sensor, ch
 
 		if (strcmp(x->chip, chip) || strcmp(x->sensor, sensor))
 			continue;
-		n = snprintf(buf + used, size - used, "%s%s%s", used ? "," : "", x->condition,
+		n = snprintf(buf + used, size - used, "%s%s%s", used ? "," : "", x->name,
 			     x->from_config ? "(configured)" : "");
 		if (n > 0)
 			used += (size_t)n;

@@ -10,6 +10,7 @@
  * leaves half an image under a final name), encodes the frame once for
  * the viewers, and closes the device as soon as nothing wants frames.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <linux/videodev2.h>
@@ -38,32 +39,76 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* Remove the oldest snapshots of @cam beyond keep=. Their names start with
- * "NAME-" and a timestamp, so name order is age order. */
+/* Is @f called NAME-YYYYmmdd-HHMMSS-... (snapshot_path()), and if so,
+ * where does the rest start? The stamp keeps camera "cam" from taking
+ * camera "cam-2"'s files for its own. */
+static const char *after_stamp(const char *f, const char *name)
+{
+	static const char stamp[] = "dddddddd-dddddd-";
+	size_t len = strlen(name);
+
+	if (strncmp(f, name, len) || f[len] != '-')
+		return NULL;
+	f += len + 1;
+	for (size_t i = 0; stamp[i]; i++)
+		if (stamp[i] == 'd' ? !isdigit((unsigned char)f[i]) : f[i] != stamp[i])
+			return NULL;
+	return f + sizeof(stamp) - 1;
+}
+
+/* A temporary file hws_image_save() left for one of our snapshots when
+ * the daemon was killed in the middle: ".FINAL.XXXXXX". */
+static bool stale_temp(const char *f, const char *name, const char *ext)
+{
+	const char *rest = f[0] == '.' ? after_stamp(f + 1, name) : NULL;
+	size_t ext_len = strlen(ext);
+
+	for (; rest && (rest = strchr(rest, '.')); rest++)
+		if (!strncmp(rest + 1, ext, ext_len) && rest[1 + ext_len] == '.' &&
+		    strlen(rest + 2 + ext_len) == 6)
+			return true;
+	return false;
+}
+
+static bool snapshot_file(const char *f, const char *name, const char *ext)
+{
+	const char *rest = after_stamp(f, name), *dot = rest ? strrchr(rest, '.') : NULL;
+
+	return dot && !strcmp(dot + 1, ext);
+}
+
+/*
+ * Remove the oldest snapshots of @cam beyond keep=, and temporary files a
+ * crash left behind (no save is under way: this runs on the camera's
+ * queue, or before it starts). The names start with "NAME-" and a
+ * timestamp, so name order is age order.
+ */
 static void prune(struct hwsd_camera *cam)
 {
 	const char *name = cam->conf->name, *ext = type_ext(cam->conf->type);
-	size_t len = strlen(name), n_ours = 0;
+	size_t n_ours = 0;
 	struct dirent **list;
+	char path[4096];
 	int n;
 
-	if (!cam->conf->keep)
-		return;
 	n = scandir(cam->directory, &list, NULL, by_name);
 	if (n < 0)
 		return;
 	for (int i = 0; i < n; i++) {
-		const char *f = list[i]->d_name, *dot = strrchr(f, '.');
+		const char *f = list[i]->d_name;
 
-		if (!strncmp(f, name, len) && f[len] == '-' && f[len + 1] >= '0' && f[len + 1] <= '9' &&
-		    dot && !strcmp(dot + 1, ext))
+		if (snapshot_file(f, name, ext)) {
 			list[n_ours++] = list[i];
-		else
-			free(list[i]);
+			continue;
+		}
+		if (stale_temp(f, name, ext)) {
+			snprintf(path, sizeof(path), "%s/%s", cam->directory, f);
+			if (unlink(path) == 0)
+				log_info("camera %s: removed %s, a snapshot left half written", name, path);
+		}
+		free(list[i]);
 	}
-	for (size_t i = 0; i + cam->conf->keep < n_ours; i++) {
-		char path[4096];
-
+	for (size_t i = 0; cam->conf->keep && i + cam->conf->keep < n_ours; i++) {
 		snprintf(path, sizeof(path), "%s/%s", cam->directory, list[i]->d_name);
 		if (unlink(path) < 0 && errno != ENOENT)
 			log_warning("camera %s: cannot remove %s: %s", name, path, strerror(errno));
@@ -331,6 +376,7 @@ static int camera_init(struct hwsd *d, struct hwsd_camera *cam, const struct hws
 	r = hwsd_mkdir_p(cam->directory, 0750);
 	if (r < 0)
 		log_warning("camera %s: cannot create %s: %s", conf->name, cam->directory, strerror(-r));
+	prune(cam);
 	atomic_store(&cam->present, device_exists(conf->device));
 	hwsd_live_set_present(cam->live, atomic_load(&cam->present));
 	log_info("camera %s: %s%s, snapshots in %s", conf->name, conf->device,

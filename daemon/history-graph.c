@@ -46,7 +46,9 @@
  * Cost. A child costs some tens of milliseconds, so a graph is drawn
  * again only when the one drawn last is older than a 120th of its range
  * (30 s for an hour) or the chip's sensors changed: a status page that
- * reloads every 10 s, or a client asking in a loop, costs a copy. A
+ * reloads every 10 s, or a client asking in a loop, costs a copy. When
+ * a draw fails (too slow on a loaded machine, say), the last graph of
+ * the same sensors is given instead, however old. A
  * request for a graph being drawn waits for it, and at most
  * HISTORY_DRAWING_MAX children draw at once, so that graphs take no more
  * than that many cores however many clients ask.
@@ -728,6 +730,12 @@ int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *ran
 		if (r >= 0) {
 			free(png->data);
 			*png = drawn;
+		} else if (png->data && png->generation == s.generation) {
+			/* Too slow under load, say: the last one is better
+			 * than none, and it shows how old it is. */
+			log_debug("history: %s: giving the graph drawn %lld s ago", chip,
+				  (long long)(time(NULL) - png->made));
+			r = 0;
 		}
 		pthread_cond_broadcast(&h->drawn);
 	}

@@ -26,6 +26,24 @@ static int64_t now_ms(clockid_t clock)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static void cond_init_monotonic(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+/* CLOCK_MONOTONIC, @ms from now, for pthread_cond_timedwait(). */
+static struct timespec deadline_in(int ms)
+{
+	int64_t at = now_ms(CLOCK_MONOTONIC) + ms;
+
+	return (struct timespec){ .tv_sec = at / 1000, .tv_nsec = (at % 1000) * 1000000 };
+}
+
 struct hwsd_jpeg *hwsd_jpeg_unref(struct hwsd_jpeg *j)
 {
 	if (j && atomic_fetch_sub(&j->ref, 1) == 1)
@@ -36,7 +54,6 @@ struct hwsd_jpeg *hwsd_jpeg_unref(struct hwsd_jpeg *j)
 int hwsd_live_new(const char *name, void (*wake)(void *), void *userdata, struct hwsd_live **ret)
 {
 	struct hwsd_live *l = calloc(1, sizeof(*l));
-	pthread_condattr_t attr;
 
 	if (!l)
 		return -ENOMEM;
@@ -47,10 +64,7 @@ int hwsd_live_new(const char *name, void (*wake)(void *), void *userdata, struct
 	}
 	atomic_init(&l->ref, 1);
 	pthread_mutex_init(&l->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&l->cond, &attr);
-	pthread_condattr_destroy(&attr);
+	cond_init_monotonic(&l->cond);
 	l->wake = wake;
 	l->userdata = userdata;
 	l->status.mean_interval_ms = NAN;
@@ -171,8 +185,8 @@ void hwsd_live_set_present(struct hwsd_live *l, bool present)
 
 int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, struct hwsd_jpeg **ret)
 {
-	int64_t now = now_ms(CLOCK_MONOTONIC), deadline = now + timeout_ms;
-	struct timespec until = { .tv_sec = deadline / 1000, .tv_nsec = (deadline % 1000) * 1000000 };
+	int64_t now = now_ms(CLOCK_MONOTONIC);
+	struct timespec until = deadline_in(timeout_ms);
 	int r = 0;
 
 	pthread_mutex_lock(&l->lock);
@@ -215,8 +229,10 @@ void hwsd_live_status(struct hwsd_live *l, struct hwsd_camera_status *ret)
 void hwsd_live_set_init(struct hwsd_live_set *s)
 {
 	pthread_mutex_init(&s->lock, NULL);
+	cond_init_monotonic(&s->resumed);
 	s->lives = NULL;
 	s->n = 0;
+	s->paused = false;
 }
 
 void hwsd_live_set_release(struct hwsd_live **lives, size_t n)
@@ -229,7 +245,17 @@ void hwsd_live_set_release(struct hwsd_live **lives, size_t n)
 void hwsd_live_set_done(struct hwsd_live_set *s)
 {
 	hwsd_live_set_release(s->lives, s->n);
+	pthread_cond_destroy(&s->resumed);
 	pthread_mutex_destroy(&s->lock);
+}
+
+void hwsd_live_set_pause(struct hwsd_live_set *s, bool paused)
+{
+	pthread_mutex_lock(&s->lock);
+	s->paused = paused;
+	if (!paused)
+		pthread_cond_broadcast(&s->resumed);
+	pthread_mutex_unlock(&s->lock);
 }
 
 int hwsd_live_set_replace(struct hwsd_live_set *s, struct hwsd_live *const *lives, size_t n)
@@ -254,11 +280,14 @@ int hwsd_live_set_replace(struct hwsd_live_set *s, struct hwsd_live *const *live
 	return 0;
 }
 
-struct hwsd_live *hwsd_live_set_find(struct hwsd_live_set *s, const char *name)
+struct hwsd_live *hwsd_live_set_find(struct hwsd_live_set *s, const char *name, int timeout_ms)
 {
+	struct timespec until = deadline_in(timeout_ms);
 	struct hwsd_live *found = NULL;
 
 	pthread_mutex_lock(&s->lock);
+	while (s->paused && pthread_cond_timedwait(&s->resumed, &s->lock, &until) == 0)
+		;
 	for (size_t i = 0; i < s->n && !found; i++)
 		if (!strcmp(s->lives[i]->name, name))
 			found = hwsd_live_ref(s->lives[i]);

@@ -97,16 +97,24 @@ void hwsd_live_status(struct hwsd_live *l, struct hwsd_camera_status *ret);
 /* ---- the set of cameras the HTTP side may name ---- */
 struct hwsd_live_set {
 	pthread_mutex_t lock;
+	pthread_cond_t resumed;
 	struct hwsd_live **lives;  /* L: lock, each a reference */
 	size_t n;                  /* L */
+	bool paused;               /* L: a reload is replacing the cameras */
 };
 
 void hwsd_live_set_init(struct hwsd_live_set *s);
 void hwsd_live_set_done(struct hwsd_live_set *s);
 /* Publish the current cameras (replacing and releasing the old ones). */
 int hwsd_live_set_replace(struct hwsd_live_set *s, struct hwsd_live *const *lives, size_t n);
-/* A reference to the camera called @name, or NULL. */
-struct hwsd_live *hwsd_live_set_find(struct hwsd_live_set *s, const char *name);
+/*
+ * While a reload replaces the cameras, lookups wait for the new ones
+ * rather than finding none: a viewer sees a reload as a late frame.
+ */
+void hwsd_live_set_pause(struct hwsd_live_set *s, bool paused);
+/* A reference to the camera called @name, or NULL; while paused, waits
+ * up to @timeout_ms for the new set. */
+struct hwsd_live *hwsd_live_set_find(struct hwsd_live_set *s, const char *name, int timeout_ms);
 /* References to every camera (free with hwsd_live_set_release), NULL for
  * none. Return: n or -ENOMEM. */
 int hwsd_live_set_list(struct hwsd_live_set *s, struct hwsd_live ***ret);

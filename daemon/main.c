@@ -266,6 +266,7 @@ static int reload(struct main_loop *ml)
 		return r;
 	}
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
+	hwsd_live_set_pause(&d->live, true);
 	jobs_stop(d);
 	/* libsensors allows one context: the new one (with sensors.conf
 	 * read again) can only be made once the old one is gone. */
@@ -287,6 +288,7 @@ static int reload(struct main_loop *ml)
 	r = jobs_start(d);
 	if (r < 0)
 		log_error("restarting the jobs failed: %s", strerror(-r));
+	hwsd_live_set_pause(&d->live, false);
 	sd_notify(0, "READY=1");
 	hwsd_status(d);
 	return 0;

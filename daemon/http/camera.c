@@ -18,6 +18,8 @@
 #define SNAPSHOT_WAIT_MS 5000
 /* A stream's wait between checks that its client is still there. */
 #define STREAM_WAIT_MS 1000
+/* How long a request waits for a reload to bring its camera back. */
+#define RELOAD_WAIT_MS 5000
 
 static enum MHD_Result find_camera(struct hwsd_http_request *req, struct hwsd_live **ret)
 {
@@ -26,10 +28,39 @@ static enum MHD_Result find_camera(struct hwsd_http_request *req, struct hwsd_li
 	if (!name || !*name)
 		return hwsd_http_fail(req->c, MHD_HTTP_BAD_REQUEST,
 				      "%s needs camera=NAME (see /api/v1/cameras)\n", req->url);
-	*ret = hwsd_live_set_find(&req->d->live, name);
+	*ret = hwsd_live_set_find(&req->d->live, name, RELOAD_WAIT_MS);
 	if (!*ret)
 		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "no camera called \"%.64s\"\n", name);
 	return MHD_YES;
+}
+
+/*
+ * A frame newer than *@after from camera *@l. A reload closes the camera
+ * under its viewers: they follow the camera of the same name in the new
+ * set (a @viewer counting there instead) and start again from its first
+ * frame. -ESHUTDOWN once the camera is gone for good.
+ */
+static int next_frame(struct hwsd *d, struct hwsd_live **l, uint64_t *after, int timeout_ms,
+		      bool viewer, struct hwsd_jpeg **ret)
+{
+	struct hwsd_live *again;
+	int r = hwsd_live_next(*l, *after, timeout_ms, ret);
+
+	if (r != -ESHUTDOWN)
+		return r;
+	again = hwsd_live_set_find(&d->live, (*l)->name, RELOAD_WAIT_MS);
+	if (!again || again == *l) {
+		hwsd_live_unref(again);
+		return -ESHUTDOWN;
+	}
+	if (viewer) {
+		hwsd_live_viewers(again, +1);
+		hwsd_live_viewers(*l, -1);
+	}
+	hwsd_live_unref(*l);
+	*l = again;
+	*after = 0;
+	return hwsd_live_next(*l, 0, timeout_ms, ret);
 }
 
 static enum MHD_Result no_frame(struct hwsd_http_request *req, struct hwsd_live *l, int r)
@@ -39,7 +70,7 @@ static enum MHD_Result no_frame(struct hwsd_http_request *req, struct hwsd_live 
 	hwsd_live_status(l, &st);
 	if (r == -ESHUTDOWN)
 		return hwsd_http_fail(req->c, MHD_HTTP_SERVICE_UNAVAILABLE,
-				      "camera %s: stopped (the daemon is reloading or stopping)\n", l->name);
+				      "camera %s: stopped (the daemon is stopping)\n", l->name);
 	return hwsd_http_fail(req->c, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s: no frame in %d s%s%s\n",
 			      l->name, SNAPSHOT_WAIT_MS / 1000, st.last_error ? ": " : "",
 			      !st.present ? "its device is not there" :
@@ -51,13 +82,14 @@ enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req)
 	struct hwsd_live *l = NULL;
 	struct hwsd_jpeg *j = NULL;
 	enum MHD_Result ret;
+	uint64_t after = 0;
 	char *body;
 	int r;
 
 	ret = find_camera(req, &l);
 	if (!l)
 		return ret;
-	r = hwsd_live_next(l, 0, SNAPSHOT_WAIT_MS, &j);
+	r = next_frame(req->d, &l, &after, SNAPSHOT_WAIT_MS, false, &j);
 	if (r < 0) {
 		ret = no_frame(req, l, r);
 		hwsd_live_unref(l);
@@ -74,6 +106,7 @@ enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req)
 
 /* A viewer of the stream: the frame being sent, and how far. */
 struct viewer {
+	struct hwsd *d;
 	struct hwsd_live *live;
 	struct hwsd_jpeg *frame;
 	uint64_t seq;
@@ -99,7 +132,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 	(void)pos;
 	if (!v->frame) {
-		r = hwsd_live_next(v->live, v->seq, STREAM_WAIT_MS, &v->frame);
+		r = next_frame(v->d, &v->live, &v->seq, STREAM_WAIT_MS, true, &v->frame);
 		if (r == -ESHUTDOWN)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		/* Nothing yet: libmicrohttpd calls again, after checking the
@@ -159,6 +192,7 @@ enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req)
 		hwsd_live_unref(l);
 		return MHD_NO;
 	}
+	v->d = req->d;
 	v->live = l;
 	hwsd_live_viewers(l, +1);
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, v, stream_free);

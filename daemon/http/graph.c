@@ -61,6 +61,9 @@ enum MHD_Result hwsd_http_graph(struct hwsd_http_request *req)
 		return r;
 	}
 	free(chip);
+	if (r == -ETIMEDOUT || r == -EBUSY)
+		return hwsd_http_fail(req->c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				      "drawing the graph took too long; try again later\n");
 	if (r < 0)
 		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "drawing the graph failed\n");
 	return hwsd_http_reply(req->c, MHD_HTTP_OK, "image/png", png, size);

@@ -67,6 +67,10 @@ hold "2 -1 49" 1.5
 # In place, as sysfs changes: the daemon keeps the file open.
 echo 1 >"$chip/fan1_alarm"; sleep 1
 echo 0 >"$chip/fan1_alarm"; sleep 1
+# A stall whose bit stays set after the fan turns again: one alarm, "min".
+echo 300 >"$chip/fan1_input"; echo 1 >"$chip/fan1_alarm"; sleep 1
+echo 1406 >"$chip/fan1_input"; sleep 1
+echo 0 >"$chip/fan1_alarm"; sleep 1
 heads calm
 for i in 1 2 3 4 5 6 7 8; do hold "30 0 50" 0.04; hold "-30 0 50" 0.04; done
 heads shaken
@@ -88,6 +92,11 @@ heads=$(cat "$TMP/heads.log")
 expect_line "the chip is polled every 200 ms" '^<6>pc87427-isa-0900: polling every 200 ms \(no \[chip\] section matches it\)$' "$log"
 expect_line "fan1's alarm bit raises an alarm" '^<4>alarm: pc87427-isa-0900 fan1.*: 1406 RPM, alarm$' "$log"
 expect_line "... which ends when the bit clears" '^<5>alarm end: pc87427-isa-0900 fan1' "$log"
+expect_line "a bare alarm bit with the fan below min is a min alarm" \
+	'^<4>alarm: pc87427-isa-0900 fan1.*: 300 RPM, below min 600 RPM$' "$log"
+expect_line "... which ends, as min, when the bit clears" '^<5>alarm end: pc87427-isa-0900 fan1.*: 1406 RPM, min$' "$log"
+expect_eq "... not when the fan turns again with the bit still set (two alarms, two ends)" "2 2" \
+	"$(grep -c '^<4>alarm: pc87427-isa-0900 fan1' <<<"$log") $(grep -c '^<5>alarm end: pc87427-isa-0900 fan1' <<<"$log")"
 expect_eq "the alarms present at start are logged once each" 1 \
 	"$(grep -c '^<4>alarm: pc87427-isa-0900 fan3' <<<"$log")"
 expect_line "the motion sensor is watched" '^<6>watching the motion sensor every 20 ms to protect sda$' "$log"

@@ -817,6 +817,47 @@ TEST(a_hanging_rrdtool_is_killed)
 	teardown();
 }
 
+/* A graph due again that cannot be drawn (rrdtool too slow on a loaded
+ * machine): the last one is given; with none, the failure. */
+TEST(a_failed_draw_gives_the_last_graph)
+{
+	struct fake_chip f;
+	struct graph_call g = { .range = "1h" };
+	char prog[sizeof(top) + 32], *log;
+	void *first;
+	size_t first_len;
+
+	setup();
+	g.h = history_with_an_hour(&f);
+	graph_once(&g);
+	ASSERT_EQ(g.r, 0);
+	first = g.png;
+	first_len = g.len;
+	g.png = NULL;
+	fake_rrdtool(prog, sizeof(prog), "hang", "exec sleep 60");
+	g.h->rrdtool = prog;
+	g.h->draw_timeout_ms = 300;
+	/* An hour later, it is due. */
+	pthread_mutex_lock(&g.h->lock);
+	for (size_t i = 0; i < HISTORY_RANGES; i++)
+		hwsd_history__find(g.h, CHIP)->drawn[i].made -= 3600;
+	pthread_mutex_unlock(&g.h->lock);
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, 0);
+	ASSERT_TRUE(same_png(first, first_len, g.png, g.len));
+	ASSERT_NOT_NULL(strstr(log, "rrdtool took over 300 ms; killed it"));
+	free(log);
+	g.range = "1w";
+	log = logged(graph_once, &g);
+	ASSERT_EQ(g.r, -ETIMEDOUT);
+	ASSERT_NULL(g.png);
+	free(log);
+	no_child_left();
+	free(first);
+	hwsd_history_free(g.h);
+	teardown();
+}
+
 TEST(an_rrdtool_writing_too_much_is_killed)
 {
 	struct fake_chip f;

@@ -95,6 +95,28 @@ else
 	lab_ok "another program can capture from the freed device"
 fi
 
+# --- a reload replaces the camera under its viewers: they go on
+curl -s -N --max-time 7 "$url/stream.mjpg?camera=cam0" >"$tmp/reload.mjpg" &
+viewer=$!
+sleep 2
+hup=$(date +%s.%N)
+kill -HUP "$pid"
+snaps=()
+for i in 1 2 3; do
+	curl -s -o /dev/null -w '%{http_code}\n' --max-time 12 "$url/snapshot.jpg?camera=cam0" >"$tmp/reload-snap$i" &
+	snaps+=($!)
+	sleep 0.2
+done
+wait "$viewer"
+lab_eq "a viewer's stream outlasts a reload (curl ran its 7 s)" 28 "$?"
+wait "${snaps[@]}"
+lab_eq "/snapshot.jpg during the reload: 200, not 404" "200 200 200" "$(cat "$tmp"/reload-snap? | tr '\n' ' ' | sed 's/ $//')"
+lab_eq "the reload happened (and restarted the camera)" yes \
+	"$(grep -q 'reloading ' "$log" && echo yes || echo no)"
+after=$(awk -v t="$hup" -F': ' '/^X-Timestamp/ && $2 + 0 > t + 1 { n++ } END { print n + 0 }' "$tmp/reload.mjpg")
+lab_eq "... and the viewer got frames from the new camera (at least 10)" yes \
+	"$([ "$after" -ge 10 ] && echo yes || echo "no: $after")"
+
 # --- request input never becomes a path
 for q in "snapshot.jpg?camera=../../../etc/passwd" "stream.mjpg?camera=%2e%2e%2fcam0" "snapshot.jpg?camera=cam0/" \
 	 "snapshot.jpg?camera=" "snapshot.jpg?camera=cam0&x=1"; do
