@@ -41,89 +41,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # The clients curl cannot be: raw bytes, resets, slowloris.
-cat >"$TMP/client.py" <<'EOF'
-import os, select, socket, struct, sys, time
-
-def connect(port, src="127.0.0.1", timeout=5):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind((src, 0))
-    s.settimeout(timeout)
-    s.connect(("127.0.0.1", port))
-    return s
-
-def answer(s):
-    """The status line the server sent, or how the connection ended."""
-    data = b""
-    try:
-        while b"\r\n" not in data:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    except ConnectionResetError:
-        pass
-    except socket.timeout:
-        if not data:
-            return "no answer"
-    if not data:
-        return "closed"
-    return data.split(b"\r\n")[0].decode("latin-1")
-
-mode, port = sys.argv[1], int(sys.argv[2])
-if mode == "raw":
-    # raw PORT [TIMEOUT]: stdin as the request; print the answer.
-    s = connect(port, timeout=float(sys.argv[3]) if len(sys.argv) > 3 else 5)
-    try:
-        s.sendall(sys.stdin.buffer.read())
-    except (BrokenPipeError, ConnectionResetError):
-        pass
-    print(answer(s))
-elif mode == "knock":
-    connect(port).close()
-elif mode == "reset":
-    # Half a request, then a RST instead of a FIN.
-    s = connect(port)
-    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0")
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    s.close()
-elif mode == "slow":
-    # slow PORT N RELEASE ADDR...: N connections spread over the source
-    # addresses, each sending its headers a byte a second until the file
-    # RELEASE appears (60 s at most). Prints how many it opened, then how
-    # many the server still held at the end.
-    n, release, addrs = int(sys.argv[3]), sys.argv[4], sys.argv[5:]
-    socks, failed = [], 0
-    for i in range(n):
-        try:
-            s = connect(port, addrs[i % len(addrs)])
-            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-            socks.append(s)
-        except OSError:
-            failed += 1
-    print("opened %d failed %d" % (len(socks), failed), flush=True)
-    dropped, start = 0, time.monotonic()
-    tick = start + 1
-    while not os.path.exists(release) and time.monotonic() < start + 60:
-        time.sleep(0.1)
-        if time.monotonic() < tick:
-            continue
-        tick += 1
-        for s in list(socks):
-            try:
-                r, _, _ = select.select([s], [], [], 0)
-                if r and not s.recv(1):
-                    raise ConnectionResetError
-                s.send(b"a")
-            except OSError:
-                socks.remove(s)
-                s.close()
-                dropped += 1
-    print("held %d dropped %d" % (len(socks), dropped), flush=True)
-    for s in socks:
-        s.close()
-EOF
+CLIENT=$(dirname "$0")/../helpers/http-client.py
 # (Those run in the background are started without it, for their pid.)
-client() { python3 "$TMP/client.py" "$@"; }
+client() { python3 "$CLIENT" "$@"; }
 
 threads() { find "/proc/$DAEMON_PID/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 fds() { find "/proc/$DAEMON_PID/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
@@ -234,7 +154,7 @@ threads0=$(threads) fds0=$(fds) polls0=$(polls)
 # 60 slowloris connections, 15 from each of four addresses (the limits are
 # 64 in all and 16 from one address), so 127.0.0.1 has room.
 rm -f "$TMP/release"
-python3 "$TMP/client.py" slow "$port" 60 "$TMP/release" 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 >"$TMP/slow.out" &
+python3 "$CLIENT" slow "$port" 60 "$TMP/release" 60 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 >"$TMP/slow.out" &
 SLOW_PID=$!
 for _ in $(seq 100); do
 	grep -q '^opened' "$TMP/slow.out" && break
@@ -329,7 +249,7 @@ check "then the descriptors are back near $fds0 (now: $(fds))" [ "$(fds)" -le $(
 
 # The limit of one address.
 rm -f "$TMP/release"
-python3 "$TMP/client.py" slow "$port" 17 "$TMP/release" 127.0.0.6 >"$TMP/slow.out" &
+python3 "$CLIENT" slow "$port" 17 "$TMP/release" 60 127.0.0.6 >"$TMP/slow.out" &
 SLOW_PID=$!
 sleep 2.5
 touch "$TMP/release"
@@ -349,7 +269,7 @@ PROM_PID=
 # A full house, Prometheus gone: what its 64 connections leave behind.
 status "$URL/metrics" >/dev/null
 rm -f "$TMP/release"
-python3 "$TMP/client.py" slow "$port" 64 "$TMP/release" 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 >"$TMP/slow.out" &
+python3 "$CLIENT" slow "$port" 64 "$TMP/release" 60 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 >"$TMP/slow.out" &
 SLOW_PID=$!
 for _ in $(seq 100); do
 	grep -q '^opened' "$TMP/slow.out" && break
