@@ -19,13 +19,12 @@
  * the thread that started it looks once more after storing the pid.
  */
 #include <errno.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "hwsightd.h"
+#include "child.h"
 
 extern char **environ;
 
@@ -73,8 +72,6 @@ void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 	char buf[2048], *vars[MAX_VARS], **envp;
 	const char *cmd = d->config->exec;
 	_Atomic(pid_t) *slot;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
 	size_t n_env = 0;
 	pid_t pid;
 	int n, r;
@@ -100,18 +97,7 @@ void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 	memcpy(envp, vars, (size_t)n * sizeof(*envp));
 	memcpy(envp + n, environ, n_env * sizeof(*envp));
 
-	/* Our threads block every signal we handle; the command must not
-	 * inherit that, nor our ignored SIGPIPE. */
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = posix_spawn(&pid, "/bin/sh", NULL, &attr,
-			(char *[]){ "sh", "-c", (char *)cmd, NULL }, envp);
-	posix_spawnattr_destroy(&attr);
+	r = hwsd_spawn(&pid, "/bin/sh", NULL, (char *[]){ "sh", "-c", (char *)cmd, NULL }, envp);
 	free(envp);
 	if (r) {
 		atomic_store(slot, SLOT_FREE);

@@ -70,6 +70,7 @@
 
 #include "history-internal.h"
 #include "log.h"
+#include "child.h"
 
 #define GRAPH_WIDTH 720         /* pixels of the plot, legend aside */
 #define GRAPH_HEIGHT 240
@@ -551,8 +552,6 @@ static int rrdtool_run(const struct hwsd_history *h, char **argv, uint64_t deadl
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = 0, r, w;
 	char *envp[N_PASSED_ENV + 2], *nl;
 	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
 	pid_t pid;
 
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
@@ -561,29 +560,15 @@ static int rrdtool_run(const struct hwsd_history *h, char **argv, uint64_t deadl
 		goto out;
 	}
 	child_env(envp);
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGPIPE);
 	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
 	r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	if (!r)
 		r = posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
 	if (!r)
 		r = posix_spawn_file_actions_adddup2(&fa, err[1], STDERR_FILENO);
-	/* librrd 1.7 opens its files without O_CLOEXEC. */
 	if (!r)
-		r = posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	if (!r)
-		r = posix_spawnattr_setsigmask(&attr, &none);
-	if (!r)
-		r = posix_spawnattr_setsigdefault(&attr, &defaults);
-	if (!r)
-		r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	if (!r)
-		r = posix_spawn(&pid, h->rrdtool, &fa, &attr, argv, envp);
+		r = hwsd_spawn(&pid, h->rrdtool, &fa, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
 	close(out[1]);
 	close(err[1]);
 	out[1] = err[1] = -1;
