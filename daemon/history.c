@@ -24,6 +24,7 @@
  * read the files (history-graph.c says why that is safe, and why an
  * update may have to wait a moment for rrdtool: record()).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -385,8 +386,86 @@ static int sync_path(const char *path, int flags, bool data_only)
 	return r;
 }
 
-/* Rename the chip's file to PATH.TAG-YYYYmmdd-HHMMSS, never over another. */
-static int set_aside(struct chip_history *c, const char *tag, const char *why)
+/* The files set aside that are kept for each chip, the newest: enough to
+ * look into what happened, and a sensor set that keeps changing cannot
+ * fill the disk with them (one is some megabytes). */
+#define ASIDE_KEEP 3
+
+struct aside {
+	char *name;
+	struct timespec set;       /* when it was set aside: its ctime */
+};
+
+/* rename() sets the file's ctime, and nothing else here changes it: the
+ * names alone cannot tell, as a name freed by a removal may be reused. */
+static int aside_cmp(const void *a, const void *b)
+{
+	const struct aside *x = a, *y = b;
+
+	if (x->set.tv_sec != y->set.tv_sec)
+		return x->set.tv_sec < y->set.tv_sec ? -1 : 1;
+	if (x->set.tv_nsec != y->set.tv_nsec)
+		return x->set.tv_nsec < y->set.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Is @f, in the chip's directory, "BASE.corrupt-STAMP" or "BASE.old-STAMP"? */
+static bool is_aside(const char *f, const char *base, size_t base_len)
+{
+	if (strncmp(f, base, base_len) || f[base_len] != '.')
+		return false;
+	f += base_len + 1;
+	return !strncmp(f, "corrupt-", 8) || !strncmp(f, "old-", 4);
+}
+
+/* Remove the chip's set-aside files beyond the ASIDE_KEEP newest. */
+static void aside_prune(const char *dir, const char *path)
+{
+	const char *base = path + strlen(dir) + 1;
+	size_t base_len = strlen(base), n = 0, size = 0;
+	struct aside *list = NULL;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct aside *grown;
+		struct stat st;
+
+		if (!is_aside(e->d_name, base, base_len) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (n == size) {
+			size = size ? 2 * size : 8;
+			grown = realloc(list, size * sizeof(*list));
+			if (!grown)
+				break;
+			list = grown;
+		}
+		list[n].name = strdup(e->d_name);
+		if (!list[n].name)
+			break;
+		list[n].set = st.st_ctim;
+		n++;
+	}
+	qsort(list, n, sizeof(*list), aside_cmp);
+	for (size_t i = 0; i + ASIDE_KEEP < n; i++) {
+		if (unlinkat(dirfd(d), list[i].name, 0) == 0)
+			log_info("history: removed %s/%s; the %d newest files set aside are kept", dir,
+				 list[i].name, ASIDE_KEEP);
+		else if (errno != ENOENT)
+			log_warning("history: cannot remove %s/%s: %s", dir, list[i].name, strerror(errno));
+	}
+	for (size_t i = 0; i < n; i++)
+		free(list[i].name);
+	free(list);
+	closedir(d);
+}
+
+/* Rename the chip's file to PATH.TAG-YYYYmmdd-HHMMSS, never over another,
+ * and drop the oldest such files beyond ASIDE_KEEP. */
+static int set_aside(struct hwsd_history *h, struct chip_history *c, const char *tag, const char *why)
 {
 	time_t now = time(NULL);
 	char stamp[32], *aside = NULL;
@@ -406,10 +485,12 @@ static int set_aside(struct chip_history *c, const char *tag, const char *why)
 		if (r == -EINVAL)
 			r = rename(c->path, aside) < 0 ? -errno : 0;
 	}
-	if (r < 0)
+	if (r < 0) {
 		fail(c, r, "%s, and it cannot be set aside: %s", why, strerror(-r));
-	else
+	} else {
 		log_warning("history: %s: %s; kept as %s, starting a new file", c->path, why, aside);
+		aside_prune(h->dir, c->path);
+	}
 	free(aside);
 	return r;
 }
@@ -519,10 +600,10 @@ static int file_check(struct hwsd_history *h, struct chip_history *c, int64_t wh
 			char why[300];
 
 			snprintf(why, sizeof(why), "unreadable (%s)", rrd_get_error());
-			r = set_aside(c, "corrupt", why);
+			r = set_aside(h, c, "corrupt", why);
 		} else if (!file_matches(c, info)) {
 			rrd_info_free(info);
-			r = set_aside(c, "old", "made for other sensors or another poll interval");
+			r = set_aside(h, c, "old", "made for other sensors or another poll interval");
 		} else {
 			c->last_update = info_last_update(info);
 			rrd_info_free(info);

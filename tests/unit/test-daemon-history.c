@@ -418,6 +418,54 @@ TEST(changed_sensors_set_the_old_file_aside)
 	teardown();
 }
 
+/* A sensor set that keeps changing: the three newest files set aside are
+ * kept, the older ones removed. */
+TEST(only_the_newest_files_set_aside_are_kept)
+{
+	static const char *const names[] = { "in0", "in1", "in2", "in3", "in4", "in5" };
+	struct fake_chip f;
+	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
+	unsigned long fewest = ~0ul;
+	struct dirent *e;
+	struct last l;
+	char *log;
+	DIR *d;
+	int n = 0;
+
+	setup();
+	chip_init(&f, CHIP);
+	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	/* Files of 1, 2 ... 5 sensors are set aside in turn. */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		chip_add(&f, names[i], NULL, HWS_SENSOR_IN, 1.0 + (double)i);
+		c.when += 10;
+		log = logged(update_once, &c);
+		ASSERT_EQ(c.r, 0);
+		if (i >= 4)
+			ASSERT_NOT_NULL(strstr(log, "the 3 newest files set aside are kept"));
+		free(log);
+	}
+	d = opendir(dir);
+	ASSERT_NOT_NULL(d);
+	while ((e = readdir(d))) {
+		char path[512];
+
+		if (strncmp(e->d_name, CHIP ".rrd.old-", strlen(CHIP ".rrd.old-")))
+			continue;
+		n++;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		last_get(path, &l);
+		if (l.n < fewest)
+			fewest = l.n;
+		last_free(&l);
+	}
+	closedir(d);
+	ASSERT_EQ(n, 3);
+	ASSERT_EQ(fewest, 3);
+	hwsd_history_free(c.h);
+	teardown();
+}
+
 static void write_file(const char *path, const void *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
