@@ -114,8 +114,8 @@ lab_eq "/snapshot.jpg during the reload: 200, not 404" "200 200 200" "$(cat "$tm
 lab_eq "the reload happened (and restarted the camera)" yes \
 	"$(grep -q 'reloading ' "$log" && echo yes || echo no)"
 after=$(awk -v t="$hup" -F': ' '/^X-Timestamp/ && $2 + 0 > t + 1 { n++ } END { print n + 0 }' "$tmp/reload.mjpg")
-lab_eq "... and the viewer got frames from the new camera (at least 10)" yes \
-	"$([ "$after" -ge 10 ] && echo yes || echo "no: $after")"
+lab_eq "... and the viewer got frames from the new camera (at least 3; about 100 unsanitized)" yes \
+	"$([ "$after" -ge 3 ] && echo yes || echo "no: $after")"
 
 # --- request input never becomes a path
 for q in "snapshot.jpg?camera=../../../etc/passwd" "stream.mjpg?camera=%2e%2e%2fcam0" "snapshot.jpg?camera=cam0/" \
