@@ -119,6 +119,7 @@ int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size)
 		return -ENOMEM;
 	atomic_init(&j->ref, 1);
 	j->time_ms = now_ms(CLOCK_REALTIME);
+	j->mono_ms = now_ms(CLOCK_MONOTONIC);
 	j->size = size;
 	memcpy(j->data, jpeg, size);
 	pthread_mutex_lock(&l->lock);
@@ -190,8 +191,12 @@ int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, stru
 	int r = 0;
 
 	pthread_mutex_lock(&l->lock);
-	if (!after_seq && l->latest && now_ms(CLOCK_REALTIME) - l->latest->time_ms < FRESH_MS)
-		after_seq = l->latest->seq - 1;
+	/* How old a frame is, on the clock that steps never move: after
+	 * `date -s` or an NTP step the wall clock would make an hour-old
+	 * frame look new, or a new one look an hour old. An older frame
+	 * is not served: the capture woken below brings a new one. */
+	if (!after_seq && l->latest)
+		after_seq = now - l->latest->mono_ms < FRESH_MS ? l->latest->seq - 1 : l->latest->seq;
 	if (l->wanted_until < now + LINGER_MS)
 		l->wanted_until = now + LINGER_MS;
 	/* The capture queue may have gone idle; a no-op when it runs. */

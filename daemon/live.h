@@ -25,7 +25,8 @@
 struct hwsd_jpeg {
 	atomic_uint ref;
 	uint64_t seq;              /* 1, 2, ... per camera */
-	int64_t time_ms;           /* CLOCK_REALTIME of the capture */
+	int64_t time_ms;           /* CLOCK_REALTIME of the capture, for users */
+	int64_t mono_ms;           /* CLOCK_MONOTONIC of it, for its age */
 	size_t size;
 	unsigned char data[];
 };
@@ -86,8 +87,9 @@ void hwsd_live_set_present(struct hwsd_live *l, bool present);
 /* ---- the viewers (HTTP threads) ---- */
 /*
  * hwsd_live_next - a frame newer than @after_seq
- * Waits up to @timeout_ms, starting the capture if it is idle; a frame
- * captured less than @fresh_ms ago counts as new when @after_seq is 0.
+ * Waits up to @timeout_ms, starting the capture if it is idle; when
+ * @after_seq is 0, the latest frame counts as new if it was captured less
+ * than a second ago, and an older one is waited past.
  * Return: 0 with a reference in @ret, -ETIMEDOUT, or -ESHUTDOWN (closed).
  */
 int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, struct hwsd_jpeg **ret);

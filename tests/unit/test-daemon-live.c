@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The daemon's live frames (daemon/live.c) while the wall clock is
+ * stepped, as NTP or an administrator's `date -s` steps it: a snapshot
+ * request must still get a frame from now, not one from before the step,
+ * and must not wait for a new frame when the latest one was just taken.
+ *
+ * The step is seen only by the code under test: this binary is linked
+ * with -Wl,--wrap=clock_gettime, and the wrapper below adds an offset to
+ * CLOCK_REALTIME and passes every other clock through.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "task.h"
+
+#define HOUR_MS (3600 * 1000LL)
+
+static atomic_llong realtime_step_ms;
+
+int __real_clock_gettime(clockid_t clock, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t clock, struct timespec *ts);
+
+int __wrap_clock_gettime(clockid_t clock, struct timespec *ts)
+{
+	int r = __real_clock_gettime(clock, ts);
+	long long ns;
+
+	if (r == 0 && clock == CLOCK_REALTIME) {
+		ns = (long long)ts->tv_sec * 1000000000LL + ts->tv_nsec + atomic_load(&realtime_step_ms) * 1000000LL;
+		ts->tv_sec = (time_t)(ns / 1000000000LL);
+		ts->tv_nsec = (long)(ns % 1000000000LL);
+	}
+	return r;
+}
+
+static int64_t real_wall_ms(void)
+{
+	struct timespec ts;
+
+	__real_clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static atomic_int wakes;
+
+static void wake(void *userdata)
+{
+	(void)userdata;
+	atomic_fetch_add(&wakes, 1);
+}
+
+/* The camera, woken by the request, delivers its next frame a little later. */
+static void *late_frame(void *arg)
+{
+	struct hwsd_live *l = arg;
+
+	usleep(100 * 1000);
+	ASSERT_EQ(hwsd_live_publish(l, "new", 3), 0);
+	return NULL;
+}
+
+TEST(clock_stepped_back_gets_a_new_frame)
+{
+	struct hwsd_live *l;
+	struct hwsd_jpeg *j = NULL;
+	pthread_t producer;
+
+	ASSERT_EQ(hwsd_live_new("cam", wake, NULL, &l), 0);
+	ASSERT_EQ(hwsd_live_publish(l, "old", 3), 0);
+	/* The frame is older than "fresh" by any clock, then the wall
+	 * clock goes back an hour: it must not look newer for it. */
+	usleep(1200 * 1000);
+	atomic_store(&realtime_step_ms, -HOUR_MS);
+	ASSERT_EQ(pthread_create(&producer, NULL, late_frame, l), 0);
+	ASSERT_EQ(hwsd_live_next(l, 0, 5000, &j), 0);
+	ASSERT_EQ(pthread_join(producer, NULL), 0);
+	ASSERT_EQ(j->seq, 2);
+	ASSERT_EQ(memcmp(j->data, "new", 3), 0);
+	ASSERT_GT(atomic_load(&wakes), 0);
+	/* What users see (X-Timestamp) is the machine's wall clock, stepped. */
+	ASSERT_LT(llabs(j->time_ms - (real_wall_ms() - HOUR_MS)), 5000);
+	hwsd_jpeg_unref(j);
+	hwsd_live_close(l);
+	hwsd_live_unref(l);
+}
+
+TEST(clock_stepped_forward_keeps_a_fresh_frame)
+{
+	struct hwsd_live *l;
+	struct hwsd_jpeg *j = NULL;
+
+	ASSERT_EQ(hwsd_live_new("cam", wake, NULL, &l), 0);
+	ASSERT_EQ(hwsd_live_publish(l, "now", 3), 0);
+	/* Taken a moment ago: an hour's step forward must not make the
+	 * request wait for a frame the camera may not deliver. */
+	atomic_store(&realtime_step_ms, HOUR_MS);
+	ASSERT_EQ(hwsd_live_next(l, 0, 300, &j), 0);
+	ASSERT_EQ(j->seq, 1);
+	hwsd_jpeg_unref(j);
+	hwsd_live_close(l);
+	hwsd_live_unref(l);
+}
+
+int main(int argc, char **argv)
+{
+	return hws_test_main(argc, argv);
+}
