@@ -19,18 +19,19 @@
 
 #include "fuzz.h"
 
-static const uint32_t fourccs[] = {
-	V4L2_PIX_FMT_YUYV, V4L2_PIX_FMT_YVYU, V4L2_PIX_FMT_UYVY, V4L2_PIX_FMT_VYUY,
-	V4L2_PIX_FMT_GREY, V4L2_PIX_FMT_RGB24, V4L2_PIX_FMT_BGR24,
-	V4L2_PIX_FMT_RGB32, V4L2_PIX_FMT_ARGB32, V4L2_PIX_FMT_XRGB32, V4L2_PIX_FMT_BGR32,
-	V4L2_PIX_FMT_ABGR32, V4L2_PIX_FMT_XBGR32, V4L2_PIX_FMT_RGBA32, V4L2_PIX_FMT_RGBX32,
-	V4L2_PIX_FMT_BGRA32, V4L2_PIX_FMT_BGRX32,
-	V4L2_PIX_FMT_RGB565, V4L2_PIX_FMT_RGB555, V4L2_PIX_FMT_XRGB555, V4L2_PIX_FMT_ARGB555,
-	V4L2_PIX_FMT_RGB444, V4L2_PIX_FMT_XRGB444, V4L2_PIX_FMT_ARGB444,
-	V4L2_PIX_FMT_SBGGR8, V4L2_PIX_FMT_SGBRG8, V4L2_PIX_FMT_SGRBG8, V4L2_PIX_FMT_SRGGB8,
-	V4L2_PIX_FMT_MJPEG, V4L2_PIX_FMT_JPEG,
-	V4L2_PIX_FMT_NV12, V4L2_PIX_FMT_H264,   /* formats hwsight does not convert */
-};
+/* Every format the library converts (its own list, so that a new one is
+ * fuzzed the day it is added), and two it does not. */
+static uint32_t fourccs[256];
+static size_t n_fourccs;
+
+static void fill_fourccs(void)
+{
+	n_fourccs = hws_image_formats(fourccs, sizeof(fourccs) / sizeof(fourccs[0]) - 2);
+	if (n_fourccs > sizeof(fourccs) / sizeof(fourccs[0]) - 2)
+		abort();
+	fourccs[n_fourccs++] = V4L2_PIX_FMT_HSV24;
+	fourccs[n_fourccs++] = V4L2_PIX_FMT_H264;
+}
 
 static bool is_jpeg(uint32_t fourcc)
 {
@@ -108,7 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum hws_image_type type;
 	int quality;
 
-	frame.fourcc = fourccs[fuzz_take(&in, 1) % (sizeof(fourccs) / sizeof(fourccs[0]))];
+	if (!n_fourccs)
+		fill_fourccs();
+	frame.fourcc = fourccs[fuzz_take(&in, 1) % n_fourccs];
 	type = (enum hws_image_type)(fuzz_take(&in, 1) % 4);
 	quality = (int)fuzz_take(&in, 1) % 102;
 	frame.width = (uint32_t)fuzz_take(&in, 2);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * V4L2 pixel formats to packed RGB24, and 4:2:2 to planes for JPEG.
+ * V4L2 pixel formats to packed RGB24; the YUV ones go through planes.c.
  *
  * Speed matters here (a daemon converts every snapshot), so each layout has
  * its own row loop, specialised at compile time by always_inline helpers
@@ -19,57 +19,146 @@
 
 #include "image/image-internal.h"
 
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#define PF(fcc, k, bytes, tj, ...) \
+	{ .fourcc = fcc, .kind = k, .bpp = bytes, .off = { __VA_ARGS__ }, .tj_format = tj }
+/* R, G, B (or Y, Cb, Cr) fields of a word: bit shift and width of each. */
+#define WORD(fcc, k, bytes, be, s0, b0, s1, b1, s2, b2) \
+	{ .fourcc = fcc, .kind = k, .bpp = bytes, .off = { s0, s1, s2 }, .tj_format = -1, \
+	  .bits = { b0, b1, b2 }, .big_endian = be }
+#define RGBW(fcc, bytes, be, rs, rb, gs, gb, bs, bb) \
+	WORD(fcc, HWS__PIX_RGB_WORD, bytes, be, rs, rb, gs, gb, bs, bb)
+#define YUVW(fcc, bytes, ys, yb, us, ub, vs, vb) \
+	WORD(fcc, HWS__PIX_YUV_WORD, bytes, false, ys, yb, us, ub, vs, vb)
+/* 16-bit Bayer: the blue site, and how many of the 16 bits carry the value. */
+#define BAYER16(fcc, bx, by, width) \
+	{ .fourcc = fcc, .kind = HWS__PIX_BAYER16, .bpp = 2, .off = { bx, by, width }, .tj_format = -1 }
 
+/*
+ * The layouts follow the tables of the V4L2 specification ("Packed RGB
+ * Formats", "Packed YUV Formats", "Planar YUV Formats"); a word is read
+ * little-endian unless the format's name says BE. Alpha and padding bits
+ * are ignored: a frame from a camera is opaque.
+ */
 static const struct hws__pixfmt pixfmts[] = {
 	/* 4:2:2 packed: offsets of Y0, Cb, Y1, Cr in each 4-byte pair */
-	{ V4L2_PIX_FMT_YUYV, HWS__PIX_YUV422, 2, { 0, 1, 2, 3 }, -1 },
-	{ V4L2_PIX_FMT_YVYU, HWS__PIX_YUV422, 2, { 0, 3, 2, 1 }, -1 },
-	{ V4L2_PIX_FMT_UYVY, HWS__PIX_YUV422, 2, { 1, 0, 3, 2 }, -1 },
-	{ V4L2_PIX_FMT_VYUY, HWS__PIX_YUV422, 2, { 1, 2, 3, 0 }, -1 },
-	{ V4L2_PIX_FMT_GREY, HWS__PIX_GREY, 1, { 0 }, TJPF_GRAY },
+	PF(V4L2_PIX_FMT_YUYV, HWS__PIX_YUV422, 2, -1, 0, 1, 2, 3),
+	PF(V4L2_PIX_FMT_YVYU, HWS__PIX_YUV422, 2, -1, 0, 3, 2, 1),
+	PF(V4L2_PIX_FMT_UYVY, HWS__PIX_YUV422, 2, -1, 1, 0, 3, 2),
+	PF(V4L2_PIX_FMT_VYUY, HWS__PIX_YUV422, 2, -1, 1, 2, 3, 0),
+	/* planar: chroma subsampling x and y shifts, then "Cr first" */
+	PF(V4L2_PIX_FMT_YUV420, HWS__PIX_YUV_PLANAR, 1, -1, 1, 1, 0),
+	PF(V4L2_PIX_FMT_YVU420, HWS__PIX_YUV_PLANAR, 1, -1, 1, 1, 1),
+	PF(V4L2_PIX_FMT_YUV422P, HWS__PIX_YUV_PLANAR, 1, -1, 1, 0, 0),
+	PF(V4L2_PIX_FMT_NV12, HWS__PIX_YUV_SEMI, 1, -1, 1, 1, 0),
+	PF(V4L2_PIX_FMT_NV21, HWS__PIX_YUV_SEMI, 1, -1, 1, 1, 1),
+	PF(V4L2_PIX_FMT_NV16, HWS__PIX_YUV_SEMI, 1, -1, 1, 0, 0),
+	PF(V4L2_PIX_FMT_NV61, HWS__PIX_YUV_SEMI, 1, -1, 1, 0, 1),
+	PF(V4L2_PIX_FMT_NV24, HWS__PIX_YUV_SEMI, 1, -1, 0, 0, 0),
+	PF(V4L2_PIX_FMT_NV42, HWS__PIX_YUV_SEMI, 1, -1, 0, 0, 1),
+	/* packed 4:4:4: bytes A Y Cb Cr are bits 0-7 ... 24-31 of the word */
+	YUVW(V4L2_PIX_FMT_YUV32, 4, 8, 8, 16, 8, 24, 8),
+	YUVW(V4L2_PIX_FMT_AYUV32, 4, 8, 8, 16, 8, 24, 8),
+	YUVW(V4L2_PIX_FMT_XYUV32, 4, 8, 8, 16, 8, 24, 8),
+	YUVW(V4L2_PIX_FMT_VUYA32, 4, 16, 8, 8, 8, 0, 8),
+	YUVW(V4L2_PIX_FMT_VUYX32, 4, 16, 8, 8, 8, 0, 8),
+	YUVW(V4L2_PIX_FMT_YUVA32, 4, 0, 8, 8, 8, 16, 8),
+	YUVW(V4L2_PIX_FMT_YUVX32, 4, 0, 8, 8, 8, 16, 8),
+	YUVW(V4L2_PIX_FMT_YUV444, 2, 8, 4, 4, 4, 0, 4),
+	YUVW(V4L2_PIX_FMT_YUV555, 2, 10, 5, 5, 5, 0, 5),
+	YUVW(V4L2_PIX_FMT_YUV565, 2, 11, 5, 5, 6, 0, 5),
+	PF(V4L2_PIX_FMT_GREY, HWS__PIX_GREY, 1, TJPF_GRAY, 0),
+	PF(V4L2_PIX_FMT_Y10, HWS__PIX_GREY16, 2, -1, 10),
+	PF(V4L2_PIX_FMT_Y12, HWS__PIX_GREY16, 2, -1, 12),
+	PF(V4L2_PIX_FMT_Y16, HWS__PIX_GREY16, 2, -1, 16),
+	{ .fourcc = V4L2_PIX_FMT_Y16_BE, .kind = HWS__PIX_GREY16, .bpp = 2, .off = { 16 }, .tj_format = -1,
+	  .big_endian = true },
 	/* offsets of R, G, B in each pixel; see the V4L2 "Packed RGB" tables */
-	{ V4L2_PIX_FMT_RGB24, HWS__PIX_RGB24, 3, { 0, 1, 2 }, TJPF_RGB },
-	{ V4L2_PIX_FMT_BGR24, HWS__PIX_RGB24, 3, { 2, 1, 0 }, TJPF_BGR },
-	{ V4L2_PIX_FMT_RGB32, HWS__PIX_RGB32, 4, { 1, 2, 3 }, TJPF_XRGB },  /* a r g b */
-	{ V4L2_PIX_FMT_ARGB32, HWS__PIX_RGB32, 4, { 1, 2, 3 }, TJPF_XRGB },
-	{ V4L2_PIX_FMT_XRGB32, HWS__PIX_RGB32, 4, { 1, 2, 3 }, TJPF_XRGB },
-	{ V4L2_PIX_FMT_BGR32, HWS__PIX_RGB32, 4, { 2, 1, 0 }, TJPF_BGRX },  /* b g r a */
-	{ V4L2_PIX_FMT_ABGR32, HWS__PIX_RGB32, 4, { 2, 1, 0 }, TJPF_BGRX },
-	{ V4L2_PIX_FMT_XBGR32, HWS__PIX_RGB32, 4, { 2, 1, 0 }, TJPF_BGRX },
-	{ V4L2_PIX_FMT_RGBA32, HWS__PIX_RGB32, 4, { 0, 1, 2 }, TJPF_RGBX },  /* r g b a */
-	{ V4L2_PIX_FMT_RGBX32, HWS__PIX_RGB32, 4, { 0, 1, 2 }, TJPF_RGBX },
-	{ V4L2_PIX_FMT_BGRA32, HWS__PIX_RGB32, 4, { 3, 2, 1 }, TJPF_XBGR },  /* a b g r */
-	{ V4L2_PIX_FMT_BGRX32, HWS__PIX_RGB32, 4, { 3, 2, 1 }, TJPF_XBGR },
-	/* little-endian 16-bit words, the top bits unused */
-	{ V4L2_PIX_FMT_RGB565, HWS__PIX_RGB565, 2, { 0 }, -1 },
-	{ V4L2_PIX_FMT_RGB555, HWS__PIX_RGB555, 2, { 0 }, -1 },
-	{ V4L2_PIX_FMT_XRGB555, HWS__PIX_RGB555, 2, { 0 }, -1 },
-	{ V4L2_PIX_FMT_ARGB555, HWS__PIX_RGB555, 2, { 0 }, -1 },
-	{ V4L2_PIX_FMT_RGB444, HWS__PIX_RGB444, 2, { 0 }, -1 },
-	{ V4L2_PIX_FMT_XRGB444, HWS__PIX_RGB444, 2, { 0 }, -1 },
-	{ V4L2_PIX_FMT_ARGB444, HWS__PIX_RGB444, 2, { 0 }, -1 },
+	PF(V4L2_PIX_FMT_RGB24, HWS__PIX_RGB24, 3, TJPF_RGB, 0, 1, 2),
+	PF(V4L2_PIX_FMT_BGR24, HWS__PIX_RGB24, 3, TJPF_BGR, 2, 1, 0),
+	PF(V4L2_PIX_FMT_RGB32, HWS__PIX_RGB32, 4, TJPF_XRGB, 1, 2, 3),  /* a r g b */
+	PF(V4L2_PIX_FMT_ARGB32, HWS__PIX_RGB32, 4, TJPF_XRGB, 1, 2, 3),
+	PF(V4L2_PIX_FMT_XRGB32, HWS__PIX_RGB32, 4, TJPF_XRGB, 1, 2, 3),
+	PF(V4L2_PIX_FMT_BGR32, HWS__PIX_RGB32, 4, TJPF_BGRX, 2, 1, 0),  /* b g r a */
+	PF(V4L2_PIX_FMT_ABGR32, HWS__PIX_RGB32, 4, TJPF_BGRX, 2, 1, 0),
+	PF(V4L2_PIX_FMT_XBGR32, HWS__PIX_RGB32, 4, TJPF_BGRX, 2, 1, 0),
+	PF(V4L2_PIX_FMT_RGBA32, HWS__PIX_RGB32, 4, TJPF_RGBX, 0, 1, 2),  /* r g b a */
+	PF(V4L2_PIX_FMT_RGBX32, HWS__PIX_RGB32, 4, TJPF_RGBX, 0, 1, 2),
+	PF(V4L2_PIX_FMT_BGRA32, HWS__PIX_RGB32, 4, TJPF_XBGR, 3, 2, 1),  /* a b g r */
+	PF(V4L2_PIX_FMT_BGRX32, HWS__PIX_RGB32, 4, TJPF_XBGR, 3, 2, 1),
+	RGBW(V4L2_PIX_FMT_RGB332, 1, false, 5, 3, 2, 3, 0, 2),
+	RGBW(V4L2_PIX_FMT_RGB565, 2, false, 11, 5, 5, 6, 0, 5),
+	RGBW(V4L2_PIX_FMT_RGB565X, 2, true, 11, 5, 5, 6, 0, 5),
+	RGBW(V4L2_PIX_FMT_RGB555, 2, false, 10, 5, 5, 5, 0, 5),
+	RGBW(V4L2_PIX_FMT_XRGB555, 2, false, 10, 5, 5, 5, 0, 5),
+	RGBW(V4L2_PIX_FMT_ARGB555, 2, false, 10, 5, 5, 5, 0, 5),
+	RGBW(V4L2_PIX_FMT_RGB555X, 2, true, 10, 5, 5, 5, 0, 5),
+	RGBW(V4L2_PIX_FMT_XRGB555X, 2, true, 10, 5, 5, 5, 0, 5),
+	RGBW(V4L2_PIX_FMT_ARGB555X, 2, true, 10, 5, 5, 5, 0, 5),
+	RGBW(V4L2_PIX_FMT_RGBX555, 2, false, 11, 5, 6, 5, 1, 5),
+	RGBW(V4L2_PIX_FMT_RGBA555, 2, false, 11, 5, 6, 5, 1, 5),
+	RGBW(V4L2_PIX_FMT_XBGR555, 2, false, 0, 5, 5, 5, 10, 5),
+	RGBW(V4L2_PIX_FMT_ABGR555, 2, false, 0, 5, 5, 5, 10, 5),
+	RGBW(V4L2_PIX_FMT_BGRX555, 2, false, 1, 5, 6, 5, 11, 5),
+	RGBW(V4L2_PIX_FMT_BGRA555, 2, false, 1, 5, 6, 5, 11, 5),
+	RGBW(V4L2_PIX_FMT_RGB444, 2, false, 8, 4, 4, 4, 0, 4),
+	RGBW(V4L2_PIX_FMT_XRGB444, 2, false, 8, 4, 4, 4, 0, 4),
+	RGBW(V4L2_PIX_FMT_ARGB444, 2, false, 8, 4, 4, 4, 0, 4),
+	RGBW(V4L2_PIX_FMT_RGBX444, 2, false, 12, 4, 8, 4, 4, 4),
+	RGBW(V4L2_PIX_FMT_RGBA444, 2, false, 12, 4, 8, 4, 4, 4),
+	RGBW(V4L2_PIX_FMT_XBGR444, 2, false, 0, 4, 4, 4, 8, 4),
+	RGBW(V4L2_PIX_FMT_ABGR444, 2, false, 0, 4, 4, 4, 8, 4),
+	RGBW(V4L2_PIX_FMT_BGRX444, 2, false, 4, 4, 8, 4, 12, 4),
+	RGBW(V4L2_PIX_FMT_BGRA444, 2, false, 4, 4, 8, 4, 12, 4),
+	/* b5..b0 g5..g0 r5..r0 from the first byte's top bit down */
+	RGBW(V4L2_PIX_FMT_BGR666, 4, true, 14, 6, 20, 6, 26, 6),
 	/* 8-bit Bayer: column and row of the blue site in the 2x2 tile */
-	{ V4L2_PIX_FMT_SBGGR8, HWS__PIX_BAYER8, 1, { 0, 0 }, -1 },
-	{ V4L2_PIX_FMT_SGBRG8, HWS__PIX_BAYER8, 1, { 1, 0 }, -1 },
-	{ V4L2_PIX_FMT_SGRBG8, HWS__PIX_BAYER8, 1, { 0, 1 }, -1 },
-	{ V4L2_PIX_FMT_SRGGB8, HWS__PIX_BAYER8, 1, { 1, 1 }, -1 },
-	{ V4L2_PIX_FMT_MJPEG, HWS__PIX_JPEG, 0, { 0 }, -1 },
-	{ V4L2_PIX_FMT_JPEG, HWS__PIX_JPEG, 0, { 0 }, -1 },
+	PF(V4L2_PIX_FMT_SBGGR8, HWS__PIX_BAYER8, 1, -1, 0, 0),
+	PF(V4L2_PIX_FMT_SGBRG8, HWS__PIX_BAYER8, 1, -1, 1, 0),
+	PF(V4L2_PIX_FMT_SGRBG8, HWS__PIX_BAYER8, 1, -1, 0, 1),
+	PF(V4L2_PIX_FMT_SRGGB8, HWS__PIX_BAYER8, 1, -1, 1, 1),
+	BAYER16(V4L2_PIX_FMT_SBGGR10, 0, 0, 10),
+	BAYER16(V4L2_PIX_FMT_SGBRG10, 1, 0, 10),
+	BAYER16(V4L2_PIX_FMT_SGRBG10, 0, 1, 10),
+	BAYER16(V4L2_PIX_FMT_SRGGB10, 1, 1, 10),
+	BAYER16(V4L2_PIX_FMT_SBGGR12, 0, 0, 12),
+	BAYER16(V4L2_PIX_FMT_SGBRG12, 1, 0, 12),
+	BAYER16(V4L2_PIX_FMT_SGRBG12, 0, 1, 12),
+	BAYER16(V4L2_PIX_FMT_SRGGB12, 1, 1, 12),
+	BAYER16(V4L2_PIX_FMT_SBGGR16, 0, 0, 16),
+	BAYER16(V4L2_PIX_FMT_SGBRG16, 1, 0, 16),
+	BAYER16(V4L2_PIX_FMT_SGRBG16, 0, 1, 16),
+	BAYER16(V4L2_PIX_FMT_SRGGB16, 1, 1, 16),
+	PF(V4L2_PIX_FMT_MJPEG, HWS__PIX_JPEG, 0, -1, 0),
+	PF(V4L2_PIX_FMT_JPEG, HWS__PIX_JPEG, 0, -1, 0),
 };
+
+#define N_PIXFMTS (sizeof(pixfmts) / sizeof(pixfmts[0]))
 
 const struct hws__pixfmt *hws__pixfmt_find(uint32_t fourcc)
 {
-	for (size_t i = 0; i < sizeof(pixfmts) / sizeof(pixfmts[0]); i++)
+	for (size_t i = 0; i < N_PIXFMTS; i++)
 		if (pixfmts[i].fourcc == fourcc)
 			return &pixfmts[i];
 	return NULL;
 }
 
+size_t hws_image_formats(uint32_t *ret_list, size_t max)
+{
+	for (size_t i = 0; i < N_PIXFMTS && i < max; i++)
+		ret_list[i] = pixfmts[i].fourcc;
+	return N_PIXFMTS;
+}
+
+bool hws__pixfmt_is_yuv(const struct hws__pixfmt *pf)
+{
+	return pf->kind == HWS__PIX_YUV422 || pf->kind == HWS__PIX_YUV_PLANAR ||
+	       pf->kind == HWS__PIX_YUV_SEMI || pf->kind == HWS__PIX_YUV_WORD;
+}
+
 int hws__frame_stride(const struct hws__pixfmt *pf, const struct hws_frame *frame,
 		      size_t *ret_stride)
 {
-	size_t row;
+	size_t row, rows;
 
 	if (!frame->data || frame->width == 0 || frame->height == 0 ||
 	    frame->width > HWS__IMAGE_MAX_DIM || frame->height > HWS__IMAGE_MAX_DIM)
@@ -82,7 +171,8 @@ int hws__frame_stride(const struct hws__pixfmt *pf, const struct hws_frame *fram
 		return 0;
 	}
 	/* Demosaicing needs a neighbour on each side. */
-	if (pf->kind == HWS__PIX_BAYER8 && (frame->width < 2 || frame->height < 2))
+	if ((pf->kind == HWS__PIX_BAYER8 || pf->kind == HWS__PIX_BAYER16) &&
+	    (frame->width < 2 || frame->height < 2))
 		return -EINVAL;
 
 	if (pf->kind == HWS__PIX_YUV422)
@@ -94,7 +184,21 @@ int hws__frame_stride(const struct hws__pixfmt *pf, const struct hws_frame *fram
 			return -EINVAL;
 		row = frame->bytesperline;
 	}
-	if (frame->size / row < frame->height)
+	rows = frame->height;
+	if (pf->kind == HWS__PIX_YUV_PLANAR || pf->kind == HWS__PIX_YUV_SEMI) {
+		unsigned xs = pf->off[0], ys = pf->off[1];
+
+		/*
+		 * V4L2 defines the chroma planes for whole 2x2 (or 2x1) blocks
+		 * only; the chroma rows are the luma stride shifted, two
+		 * planes of them (or one of pairs), under the luma plane.
+		 */
+		if ((frame->width & ((1u << xs) - 1)) || (frame->height & ((1u << ys) - 1)) ||
+		    (row & ((1u << xs) - 1)))
+			return -EINVAL;
+		rows += (size_t)(frame->height >> ys) * 2 >> xs;
+	}
+	if (frame->size / row < rows)
 		return -EINVAL;
 	*ret_stride = row;
 	return 0;
@@ -200,45 +304,6 @@ static void yuv422_to_rgb24(const struct hws__yuv_tables *t, const struct hws__p
 		yuv422_rows(t, f, stride, dst, dst_stride, 1, 2, 3, 0);       /* VYUY */
 }
 
-ALWAYS_INLINE void yuv422_split(const struct hws__yuv_tables *t, const struct hws_frame *f,
-				size_t stride, uint8_t *y, uint8_t *u, uint8_t *v, unsigned oy0,
-				unsigned ou, unsigned oy1, unsigned ov)
-{
-	const uint8_t *row = f->data, *yt = t->full_y, *ct = t->full_c;
-	uint32_t w = f->width, pairs = w / 2, cw = (w + 1) / 2;
-
-	for (uint32_t j = 0; j < f->height; j++, row += stride, y += w, u += cw, v += cw) {
-		const uint8_t *s = row;
-
-		for (uint32_t i = 0; i < pairs; i++, s += 4) {
-			y[2 * i] = yt[s[oy0]];
-			y[2 * i + 1] = yt[s[oy1]];
-			u[i] = ct[s[ou]];
-			v[i] = ct[s[ov]];
-		}
-		if (w & 1) {
-			y[w - 1] = yt[s[oy0]];
-			u[pairs] = ct[s[ou]];
-			v[pairs] = ct[s[ov]];
-		}
-	}
-}
-
-void hws__yuv422_to_planes(const struct hws__yuv_tables *t, const struct hws__pixfmt *pf,
-			   const struct hws_frame *frame, size_t stride,
-			   uint8_t *y, uint8_t *u, uint8_t *v)
-{
-	assert(pf->kind == HWS__PIX_YUV422);
-	if (pf->off[0] == 0 && pf->off[1] == 1)
-		yuv422_split(t, frame, stride, y, u, v, 0, 1, 2, 3);
-	else if (pf->off[0] == 0)
-		yuv422_split(t, frame, stride, y, u, v, 0, 3, 2, 1);
-	else if (pf->off[1] == 0)
-		yuv422_split(t, frame, stride, y, u, v, 1, 0, 3, 2);
-	else
-		yuv422_split(t, frame, stride, y, u, v, 1, 2, 3, 0);
-}
-
 /* ---- RGB ---------------------------------------------------------------- */
 
 ALWAYS_INLINE void rgb_rows(const struct hws_frame *f, size_t stride, uint8_t *dst,
@@ -281,31 +346,118 @@ static void rgb_to_rgb24(const struct hws__pixfmt *pf, const struct hws_frame *f
 }
 
 /*
- * Narrow fields are widened by repeating their top bits in the new low
- * bits, so that 0 stays 0, the maximum becomes 255, and steps stay even.
+ * Narrow fields are widened by repeating their bits below themselves, so
+ * that 0 stays 0, the maximum becomes 255, and steps stay even.
  */
-ALWAYS_INLINE void rgb16_rows(const struct hws_frame *f, size_t stride, uint8_t *dst,
-			      size_t dst_stride, unsigned rbits, unsigned gbits, unsigned bbits)
+static uint8_t widen(unsigned v, unsigned bits)
 {
+	unsigned out = 0;
+	int pos;
+
+	for (pos = 8 - (int)bits; pos > 0; pos -= (int)bits)
+		out |= v << pos;
+	return (uint8_t)(out | v >> -pos);
+}
+
+ALWAYS_INLINE uint32_t read_word(const uint8_t *s, unsigned bytes, bool be)
+{
+	if (bytes == 1)
+		return s[0];
+	if (bytes == 2)
+		return be ? (uint32_t)s[0] << 8 | s[1] : s[0] | (uint32_t)s[1] << 8;
+	return be ? (uint32_t)s[0] << 24 | (uint32_t)s[1] << 16 | (uint32_t)s[2] << 8 | s[3]
+		  : s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
+}
+
+ALWAYS_INLINE void word_rows(const struct hws__pixfmt *pf, const struct hws_frame *f,
+			     size_t stride, uint8_t *const dst[3], size_t step, size_t dst_stride,
+			     unsigned bytes, bool be)
+{
+	uint8_t wide[3][256];
 	const uint8_t *row = f->data;
-	unsigned gshift = bbits, rshift = bbits + gbits;
-	unsigned rmask = (1u << rbits) - 1, gmask = (1u << gbits) - 1, bmask = (1u << bbits) - 1;
 
-	for (uint32_t j = 0; j < f->height; j++, row += stride, dst += dst_stride) {
+	for (int c = 0; c < 3; c++)
+		for (unsigned v = 0; v < (1u << pf->bits[c]); v++)
+			wide[c][v] = widen(v, pf->bits[c]);
+	for (uint32_t j = 0; j < f->height; j++, row += stride) {
 		const uint8_t *s = row;
-		uint8_t *d = dst;
+		uint8_t *d0 = dst[0] + j * dst_stride, *d1 = dst[1] + j * dst_stride;
+		uint8_t *d2 = dst[2] + j * dst_stride;
 
-		for (uint32_t i = 0; i < f->width; i++, s += 2, d += 3) {
-			unsigned word = s[0] | (unsigned)s[1] << 8;
-			unsigned r = (word >> rshift) & rmask;
-			unsigned g = (word >> gshift) & gmask;
-			unsigned b = word & bmask;
+		for (uint32_t i = 0; i < f->width; i++, s += bytes) {
+			uint32_t word = read_word(s, bytes, be);
 
-			d[0] = (uint8_t)(r << (8 - rbits) | r >> (2 * rbits - 8));
-			d[1] = (uint8_t)(g << (8 - gbits) | g >> (2 * gbits - 8));
-			d[2] = (uint8_t)(b << (8 - bbits) | b >> (2 * bbits - 8));
+			d0[i * step] = wide[0][(word >> pf->off[0]) & ((1u << pf->bits[0]) - 1)];
+			d1[i * step] = wide[1][(word >> pf->off[1]) & ((1u << pf->bits[1]) - 1)];
+			d2[i * step] = wide[2][(word >> pf->off[2]) & ((1u << pf->bits[2]) - 1)];
 		}
 	}
+}
+
+void hws__word_rows(const struct hws__pixfmt *pf, const struct hws_frame *frame, size_t stride,
+		    uint8_t *const dst[3], size_t step, size_t dst_stride)
+{
+	assert(pf->kind == HWS__PIX_RGB_WORD || pf->kind == HWS__PIX_YUV_WORD);
+	if (pf->bpp == 1)
+		word_rows(pf, frame, stride, dst, step, dst_stride, 1, false);
+	else if (pf->bpp == 2 && !pf->big_endian)
+		word_rows(pf, frame, stride, dst, step, dst_stride, 2, false);
+	else if (pf->bpp == 2)
+		word_rows(pf, frame, stride, dst, step, dst_stride, 2, true);
+	else if (!pf->big_endian)
+		word_rows(pf, frame, stride, dst, step, dst_stride, 4, false);
+	else
+		word_rows(pf, frame, stride, dst, step, dst_stride, 4, true);
+}
+
+/* ---- 16-bit samples ----------------------------------------------------- */
+
+/* To 8 bits by their top bits; a sample above its width (noise in the
+ * unused bits) saturates. */
+static void narrow16(const struct hws_frame *f, size_t stride, unsigned bits, bool be,
+		     uint8_t *dst)
+{
+	const uint8_t *row = f->data;
+
+	for (uint32_t j = 0; j < f->height; j++, row += stride, dst += f->width)
+		for (uint32_t i = 0; i < f->width; i++) {
+			unsigned v = be ? (unsigned)row[2 * i] << 8 | row[2 * i + 1]
+					: row[2 * i] | (unsigned)row[2 * i + 1] << 8;
+
+			v >>= bits - 8;
+			dst[i] = (uint8_t)(v > 255 ? 255 : v);
+		}
+}
+
+/* The samples of a 16-bit frame narrowed into @enc->planes, as a frame of
+ * 8-bit samples. */
+static int narrowed(struct hws_image_encoder *enc, const struct hws_frame *f, size_t stride,
+		    unsigned bits, bool be, struct hws_frame *ret)
+{
+	if (hws__buf_reserve(&enc->planes, (size_t)f->width * f->height) < 0)
+		return -ENOMEM;
+	narrow16(f, stride, bits, be, enc->planes.data);
+	*ret = *f;
+	ret->data = enc->planes.data;
+	ret->bytesperline = f->width;
+	ret->size = (size_t)f->width * f->height;
+	return 0;
+}
+
+const uint8_t *hws__frame_to_grey8(struct hws_image_encoder *enc, const struct hws__pixfmt *pf,
+				   const struct hws_frame *frame, size_t stride, size_t *ret_stride)
+{
+	struct hws_frame grey;
+
+	assert(pf->kind == HWS__PIX_GREY || pf->kind == HWS__PIX_GREY16);
+	if (pf->kind == HWS__PIX_GREY) {
+		*ret_stride = stride;
+		return frame->data;
+	}
+	if (narrowed(enc, frame, stride, pf->off[0], pf->big_endian, &grey) < 0)
+		return NULL;
+	*ret_stride = grey.bytesperline;
+	return grey.data;
 }
 
 /* ---- Bayer -------------------------------------------------------------- */
@@ -389,6 +541,14 @@ static void bayer_to_rgb24(const struct hws__pixfmt *pf, const struct hws_frame 
 
 /* ---- dispatch ----------------------------------------------------------- */
 
+static void grey_to_rgb24(const uint8_t *row, size_t stride, uint32_t w, uint32_t h,
+			  uint8_t *dst, size_t dst_stride)
+{
+	for (uint32_t j = 0; j < h; j++, row += stride, dst += dst_stride)
+		for (uint32_t i = 0; i < w; i++)
+			dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = row[i];
+}
+
 int hws__frame_to_rgb24(struct hws_image_encoder *enc, const struct hws__pixfmt *pf,
 			const struct hws_frame *frame, size_t stride,
 			uint8_t *dst, size_t dst_stride)
@@ -397,30 +557,56 @@ int hws__frame_to_rgb24(struct hws_image_encoder *enc, const struct hws__pixfmt 
 	case HWS__PIX_YUV422:
 		yuv422_to_rgb24(&enc->yuv, pf, frame, stride, dst, dst_stride);
 		return 0;
-	case HWS__PIX_GREY: {
-		const uint8_t *row = frame->data;
+	case HWS__PIX_YUV_PLANAR:
+	case HWS__PIX_YUV_SEMI:
+	case HWS__PIX_YUV_WORD: {
+		/* TurboJPEG's decoder upsamples the chroma (smoothly, as
+		 * libjpeg does) and converts: the same planes JPEG takes. */
+		struct hws__planes p;
+		tjhandle tj = hws__tj_decompressor(enc);
+		int r;
 
-		for (uint32_t j = 0; j < frame->height; j++, row += stride, dst += dst_stride)
-			for (uint32_t i = 0; i < frame->width; i++)
-				dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = row[i];
+		if (!tj)
+			return -ENOMEM;
+		r = hws__frame_to_planes(enc, pf, frame, stride, &p);
+		if (r < 0)
+			return r;
+		if (tjDecodeYUVPlanes(tj, p.plane, p.stride, p.subsamp, dst, (int)frame->width,
+				      (int)dst_stride, (int)frame->height, TJPF_RGB, 0) < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	case HWS__PIX_GREY:
+	case HWS__PIX_GREY16: {
+		size_t grey_stride;
+		const uint8_t *grey = hws__frame_to_grey8(enc, pf, frame, stride, &grey_stride);
+
+		if (!grey)
+			return -ENOMEM;
+		grey_to_rgb24(grey, grey_stride, frame->width, frame->height, dst, dst_stride);
 		return 0;
 	}
 	case HWS__PIX_RGB24:
 	case HWS__PIX_RGB32:
 		rgb_to_rgb24(pf, frame, stride, dst, dst_stride);
 		return 0;
-	case HWS__PIX_RGB565:
-		rgb16_rows(frame, stride, dst, dst_stride, 5, 6, 5);
+	case HWS__PIX_RGB_WORD: {
+		uint8_t *rgb[3] = { dst, dst + 1, dst + 2 };
+
+		hws__word_rows(pf, frame, stride, rgb, 3, dst_stride);
 		return 0;
-	case HWS__PIX_RGB555:
-		rgb16_rows(frame, stride, dst, dst_stride, 5, 5, 5);
-		return 0;
-	case HWS__PIX_RGB444:
-		rgb16_rows(frame, stride, dst, dst_stride, 4, 4, 4);
-		return 0;
+	}
 	case HWS__PIX_BAYER8:
 		bayer_to_rgb24(pf, frame, stride, dst, dst_stride);
 		return 0;
+	case HWS__PIX_BAYER16: {
+		struct hws_frame mosaic;
+
+		if (narrowed(enc, frame, stride, pf->off[2], false, &mosaic) < 0)
+			return -ENOMEM;
+		bayer_to_rgb24(pf, &mosaic, mosaic.bytesperline, dst, dst_stride);
+		return 0;
+	}
 	case HWS__PIX_JPEG:
 		return hws__jpeg_decode_rgb24(enc, frame, dst, dst_stride);
 	}

@@ -79,6 +79,7 @@ struct hws_image_encoder *hws_image_encoder_free(struct hws_image_encoder *enc)
 	tjFree(enc->jpeg);
 	hws__buf_free(&enc->out);
 	hws__buf_free(&enc->pixels);
+	hws__buf_free(&enc->planes);
 	hws__buf_free(&enc->fixed);
 	free(enc);
 	return NULL;

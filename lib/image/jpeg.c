@@ -3,15 +3,16 @@
  * JPEG through libturbojpeg, and MJPEG frames passed through.
  *
  * Each source layout takes the shortest road into the codec:
- *  - packed 4:2:2 (YUYV, UYVY ...) is only split into Y, Cb and Cr planes
- *    (stretched from V4L2's limited range to JFIF's full range by table)
- *    and compressed as 4:2:2 from them: no colour conversion, no chroma
- *    resampling, and about half the work of going through RGB (what
- *    fswebcam does);
- *  - GREY is compressed as a one-component image, straight from the frame;
+ *  - YUV of every layout (packed 4:2:2 such as YUYV, planar YU12, YV12,
+ *    422P, semi-planar NV12, NV21, NV16 ..., packed 4:4:4) is only taken
+ *    apart into Y, Cb and Cr planes (planes.c) and compressed from them
+ *    at its own subsampling: no colour conversion, no chroma resampling,
+ *    and about half the work of going through RGB (what fswebcam does);
+ *  - GREY is compressed as a one-component image, straight from the frame
+ *    (16-bit grey narrowed first);
  *  - 24- and 32-bit RGB are handed to TurboJPEG as they are, rows padded or
  *    not, and subsampled 4:2:0 as cameras and other tools do;
- *  - the rest (16-bit RGB, Bayer) is converted to RGB24 first.
+ *  - the rest (16-bit and smaller RGB, Bayer) is converted to RGB24 first.
  *
  * MJPEG from many webcams leaves out the Huffman tables (DHT), relying on
  * the decoder to assume the example tables of ITU-T T.81 Annex K, as the
@@ -183,6 +184,13 @@ static int complete_jpeg(const struct hws_frame *frame, struct hws__buf *buf, bo
 	return 0;
 }
 
+tjhandle hws__tj_decompressor(struct hws_image_encoder *enc)
+{
+	if (!enc->tj_decompress)
+		enc->tj_decompress = tjInitDecompress();
+	return enc->tj_decompress;
+}
+
 int hws__jpeg_decode_rgb24(struct hws_image_encoder *enc, const struct hws_frame *frame,
 			   uint8_t *dst, size_t dst_stride)
 {
@@ -195,11 +203,8 @@ int hws__jpeg_decode_rgb24(struct hws_image_encoder *enc, const struct hws_frame
 	r = complete_jpeg(frame, &enc->fixed, true, &jpeg, &size);
 	if (r < 0)
 		return r;
-	if (!enc->tj_decompress) {
-		enc->tj_decompress = tjInitDecompress();
-		if (!enc->tj_decompress)
-			return -ENOMEM;
-	}
+	if (!hws__tj_decompressor(enc))
+		return -ENOMEM;
 	if (tjDecompressHeader3(enc->tj_decompress, jpeg, size, &w, &h, &subsamp, &colorspace) < 0)
 		return -EINVAL;
 	if ((uint32_t)w != frame->width || (uint32_t)h != frame->height)
@@ -234,8 +239,12 @@ int hws__jpeg_encode(struct hws_image_encoder *enc, const struct hws__pixfmt *pf
 		     const void **ret_data, size_t *ret_size)
 {
 	uint32_t w = frame->width, h = frame->height;
+	/* RGB is subsampled 4:2:0, as cameras and other tools do. */
+	int subsamp = TJSAMP_420, tj_format = pf->tj_format, r = 0;
+	const uint8_t *src = frame->data;
+	size_t src_stride = stride;
+	struct hws__planes planes;
 	unsigned long size;
-	int subsamp, r;
 
 	if (pf->kind == HWS__PIX_JPEG)
 		return complete_jpeg(frame, &enc->out, borrow, ret_data, ret_size);
@@ -245,46 +254,37 @@ int hws__jpeg_encode(struct hws_image_encoder *enc, const struct hws__pixfmt *pf
 		if (!enc->tj_compress)
 			return -ENOMEM;
 	}
-	subsamp = pf->kind == HWS__PIX_YUV422 ? TJSAMP_422 :
-		  pf->kind == HWS__PIX_GREY ? TJSAMP_GRAY : TJSAMP_420;
-	r = reserve_jpeg(enc, w, h, subsamp);
+	if (hws__pixfmt_is_yuv(pf)) {
+		r = hws__frame_to_planes(enc, pf, frame, stride, &planes);
+		subsamp = planes.subsamp;
+	} else if (pf->kind == HWS__PIX_GREY || pf->kind == HWS__PIX_GREY16) {
+		src = hws__frame_to_grey8(enc, pf, frame, stride, &src_stride);
+		r = src ? 0 : -ENOMEM;
+		tj_format = TJPF_GRAY;
+		subsamp = TJSAMP_GRAY;
+	} else if (pf->tj_format < 0) {
+		src_stride = (size_t)w * 3;
+		tj_format = TJPF_RGB;
+		r = hws__buf_reserve(&enc->pixels, src_stride * h);
+		if (r == 0)
+			r = hws__frame_to_rgb24(enc, pf, frame, stride, enc->pixels.data, src_stride);
+		src = enc->pixels.data;
+	}
+	if (r == 0)
+		r = reserve_jpeg(enc, w, h, subsamp);
 	if (r < 0)
 		return r;
 	size = enc->jpeg_cap;
-
 	/*
 	 * With the inputs checked and the output buffer as large as
 	 * tjBufSize() says, what is left to fail inside TurboJPEG is memory.
 	 */
-	if (pf->kind == HWS__PIX_YUV422) {
-		size_t cw = (w + 1) / 2;
-		const unsigned char *planes[3];
-		int strides[3] = { (int)w, (int)cw, (int)cw };
-
-		if (hws__buf_reserve(&enc->pixels, (size_t)h * (w + 2 * cw)) < 0)
-			return -ENOMEM;
-		planes[0] = enc->pixels.data;
-		planes[1] = enc->pixels.data + (size_t)h * w;
-		planes[2] = planes[1] + (size_t)h * cw;
-		hws__yuv422_to_planes(&enc->yuv, pf, frame, stride, enc->pixels.data,
-				      enc->pixels.data + (size_t)h * w,
-				      enc->pixels.data + (size_t)h * (w + cw));
-		r = tjCompressFromYUVPlanes(enc->tj_compress, planes, (int)w, strides, (int)h,
-					    TJSAMP_422, &enc->jpeg, &size, quality, TJFLAG_NOREALLOC);
-	} else if (pf->tj_format >= 0) {
-		r = tjCompress2(enc->tj_compress, frame->data, (int)w, (int)stride, (int)h,
-				pf->tj_format, &enc->jpeg, &size, subsamp, quality, TJFLAG_NOREALLOC);
-	} else {
-		size_t rgb_stride = (size_t)w * 3;
-
-		if (hws__buf_reserve(&enc->pixels, rgb_stride * h) < 0)
-			return -ENOMEM;
-		r = hws__frame_to_rgb24(enc, pf, frame, stride, enc->pixels.data, rgb_stride);
-		if (r < 0)
-			return r;
-		r = tjCompress2(enc->tj_compress, enc->pixels.data, (int)w, (int)rgb_stride, (int)h,
-				TJPF_RGB, &enc->jpeg, &size, subsamp, quality, TJFLAG_NOREALLOC);
-	}
+	if (hws__pixfmt_is_yuv(pf))
+		r = tjCompressFromYUVPlanes(enc->tj_compress, planes.plane, (int)w, planes.stride, (int)h,
+					    subsamp, &enc->jpeg, &size, quality, TJFLAG_NOREALLOC);
+	else
+		r = tjCompress2(enc->tj_compress, src, (int)w, (int)src_stride, (int)h, tj_format,
+				&enc->jpeg, &size, subsamp, quality, TJFLAG_NOREALLOC);
 	if (r < 0)
 		return -ENOMEM;
 	*ret_data = enc->jpeg;

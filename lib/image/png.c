@@ -12,7 +12,7 @@
  * of the PPM. A daemon saving snapshots wants the CPU back; whoever wants
  * the last byte off can recompress offline (optipng, zopflipng).
  *
- * GREY frames become grey PNGs and RGB24 frames are written from their own
+ * GREY frames (16-bit ones narrowed) become grey PNGs and RGB24 frames are written from their own
  * rows; only the other layouts are converted first.
  */
 #include <errno.h>
@@ -93,8 +93,11 @@ int hws__png_encode(struct hws_image_encoder *enc, const struct hws__pixfmt *pf,
 	png_infop info;
 	int r;
 
-	if (pf->kind == HWS__PIX_GREY) {
+	if (pf->kind == HWS__PIX_GREY || pf->kind == HWS__PIX_GREY16) {
 		color_type = PNG_COLOR_TYPE_GRAY;
+		rows = hws__frame_to_grey8(enc, pf, frame, stride, &stride);
+		if (!rows)
+			return -ENOMEM;
 	} else if (!(pf->kind == HWS__PIX_RGB24 && pf->off[0] == 0)) {
 		size_t rgb_stride = (size_t)frame->width * 3;
 

@@ -382,7 +382,7 @@ TEST(can_encode)
 		V4L2_PIX_FMT_RGB32, V4L2_PIX_FMT_BGR32, V4L2_PIX_FMT_XRGB32, V4L2_PIX_FMT_XBGR32,
 		V4L2_PIX_FMT_ABGR32, V4L2_PIX_FMT_SBGGR8, V4L2_PIX_FMT_MJPEG, V4L2_PIX_FMT_JPEG,
 	};
-	uint32_t unknown = v4l2_fourcc('N', 'V', '1', '2');
+	uint32_t unknown = V4L2_PIX_FMT_H264;
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		for (int t = HWS_IMAGE_PPM; t <= HWS_IMAGE_RAW; t++)
@@ -1059,8 +1059,8 @@ TEST(bad_input)
 	/* A Bayer frame needs two rows and two columns to demosaic. */
 	f = frame_of(V4L2_PIX_FMT_SBGGR8, 1, H, 0, buf, sizeof(buf));
 	ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_PPM, 0, &data, &size), -EINVAL);
-	/* no conversion from NV12 */
-	f = frame_of(v4l2_fourcc('N', 'V', '1', '2'), W, H, W, buf, sizeof(buf));
+	/* no conversion from H.264 */
+	f = frame_of(V4L2_PIX_FMT_H264, W, H, W, buf, sizeof(buf));
 	ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_PPM, 0, &data, &size), -EOPNOTSUPP);
 	ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_PNG, 0, &data, &size), -EOPNOTSUPP);
 	ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_JPEG, 85, &data, &size), -EOPNOTSUPP);

@@ -37,6 +37,16 @@ HWS_EXPORT int hws_image_type_from_path(const char *path, enum hws_image_type *r
  */
 HWS_EXPORT bool hws_image_can_encode(uint32_t fourcc, enum hws_image_type type);
 
+/**
+ * hws_image_formats - the pixel formats PPM, PNG and JPEG are made from
+ * @ret_list: receives up to @max fourccs
+ *
+ * A camera whose format is not among them needs libv4lconvert in its path.
+ *
+ * Return: the number of formats, which may be more than @max.
+ */
+HWS_EXPORT size_t hws_image_formats(uint32_t *ret_list, size_t max);
+
 struct hws_image_encoder;
 
 /** hws_image_encoder_new - Return: 0 or -ENOMEM. */
