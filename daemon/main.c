@@ -215,22 +215,24 @@ static void jobs_stop(struct hwsd *d)
 	hwsd_cameras_stop(d);
 }
 
-/* The HTTP side, where --listen or the config says; a failure is logged
- * and the daemon goes on without it. A reload that leaves the address
- * alone leaves the server and its clients alone. */
-static void http_start(struct main_loop *ml)
+/* The HTTP side, where --listen or the config says; a failure is logged.
+ * A reload that leaves the address alone leaves the server and its
+ * clients alone. Return: 0 or -errno. */
+static int http_start(struct main_loop *ml)
 {
 	const char *listen = ml->o.listen ? ml->o.listen : ml->d.config->listen;
+	int r = 0;
 
 	if (listen && !strcmp(listen, "off"))
 		listen = NULL;
 	if (ml->d.http && listen && ml->http_listen && !strcmp(listen, ml->http_listen))
-		return;
+		return 0;
 	ml->d.http = hwsd_http_stop(ml->d.http);
 	free(ml->http_listen);
 	ml->http_listen = NULL;
-	if (listen && hwsd_http_start(&ml->d, listen, &ml->d.http) == 0)
+	if (listen && (r = hwsd_http_start(&ml->d, listen, &ml->d.http)) == 0)
 		ml->http_listen = strdup(listen);
+	return r;
 }
 
 /* Sensor history in STATE/history; without it the daemon runs on. It is
@@ -526,7 +528,10 @@ int main(int argc, char **argv)
 		log_error("cannot start: %s", strerror(-r));
 		goto fail;
 	}
-	http_start(&ml);
+	/* Told to serve HTTP and unable to: fail, so that systemd and the
+	 * detaching parent say so, rather than run on with only a log line. */
+	if (http_start(&ml) < 0)
+		goto fail;
 	ready(&ml);
 	r = sd_event_loop(ml.event);
 	if (r < 0)

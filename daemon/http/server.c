@@ -10,8 +10,11 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <microhttpd.h>
 
 #include "../hwsightd.h"
@@ -178,6 +181,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return page ? serve_page(&req, page) : route->serve(&req);
 }
 
+/* Set while this thread starts libmicrohttpd: what it says then is why
+ * it did not start. */
+static _Thread_local bool starting;
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[256];
@@ -185,7 +192,30 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
-	log_debug("http: %s", msg);
+	hwsd_log(starting ? LOG_ERR : LOG_DEBUG, "http: %s", msg);
+}
+
+/*
+ * libmicrohttpd returns NULL without a reason, and errno after it is
+ * whatever its last system call left. Bind the address once ourselves,
+ * with the options it uses (SO_REUSEADDR, and IPV6_V6ONLY for an IPv6
+ * address), so that the usual failures get the kernel's own reason.
+ * Return: 0 or -errno.
+ */
+static int try_bind(const struct addrinfo *ai)
+{
+	const int one = 1;
+	int fd, r = 0;
+
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    (ai->ai_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0)
+		r = -errno;
+	close(fd);
+	return r;
 }
 
 /* "127.0.0.1:9787", "[::1]:9787" into an address. */
@@ -232,12 +262,20 @@ int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret)
 		log_error("listen: \"%s\" is not ADDRESS:PORT (127.0.0.1:9787, [::1]:9787)", listen);
 		return r;
 	}
+	r = try_bind(ai);
+	if (r < 0) {
+		freeaddrinfo(ai);
+		log_error("listen: cannot serve HTTP on %s: %s%s", listen, strerror(-r),
+			  r == -EADDRINUSE ? " (another program listens there; stop it, or set listen=)" : "");
+		return r;
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		freeaddrinfo(ai);
 		return -ENOMEM;
 	}
 	h->d = d;
+	starting = true;
 	/* ITC: a connection that ends is closed at once, not at the next one. */
 	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				  MHD_USE_ITC |
@@ -252,12 +290,13 @@ int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret)
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
 				  MHD_OPTION_THREAD_STACK_SIZE, (size_t)512 * 1024,
 				  MHD_OPTION_END);
+	starting = false;
 	freeaddrinfo(ai);
 	if (!h->mhd) {
-		r = errno ? -errno : -EADDRINUSE;
-		log_error("listen: cannot serve HTTP on %s: %s", listen, strerror(-r));
+		log_error("listen: cannot serve HTTP on %s: libmicrohttpd would not start (its reason, if it gave one, is logged above)",
+			  listen);
 		free(h);
-		return r;
+		return -EIO;
 	}
 	/* Port 0 takes any free port: say which. */
 	log_info("serving HTTP on %s (port %u)", listen,

@@ -24,9 +24,11 @@ expect_line "--once: fan3's alarm bit" '^pc87427-isa-0900 fan3 [0-9.]+ RPM ALARM
 expect_line "--once: temp2 over its max" '^pc87427-isa-0900 temp2 [0-9.]+ °C .*ALARM\(max\)' "$OUT"
 
 # --- the running daemon, the chip's alarm bits changing under it, and
-# the heads of sda parked and released as the "machine" is shaken.
+# the heads of sda parked and released as the "machine" is shaken. No
+# HTTP: 9787 may be another run's, and a port in use stops the daemon.
 cat >"$TMP/hwsightd.conf" <<EOF
 [daemon]
+listen = off
 poll_interval = 200ms
 state_directory = $TMP/state
 log_target = stderr
