@@ -13,7 +13,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <linux/videodev2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -152,26 +151,34 @@ static void stream_stop(struct hwsd_camera *cam)
 	cam->dev = hws_camera_close(cam->dev);
 }
 
-/* Both the snapshot's type and the live JPEG must be made from the frames;
- * where the device's format cannot, libv4lconvert makes RGB. */
+/*
+ * Both the snapshot's type and the live JPEG are made from the frames,
+ * and every type takes the same formats: the camera is kept in its own
+ * format when the encoder takes it, else set to one of its own that it
+ * takes, else libv4lconvert makes RGB. Negotiation knows this before it
+ * wraps the device, so one wrap serves.
+ */
 static int stream_start(struct hwsd_camera *cam)
 {
 	const struct hwsd_camera_conf *conf = cam->conf;
 	struct hws_capture_request req = {
 		.width = conf->width, .height = conf->height, .interval = conf->interval,
 	};
+	uint32_t *accept = NULL;
+	size_t n = hws_image_formats(NULL, 0);
+	char fcc[5] = "", dev_fcc[5] = "";
 	int r;
 
+	accept = calloc(n, sizeof(*accept));
+	if (!accept)
+		return -ENOMEM;
+	hws_image_formats(accept, n);
+	req.accept = accept;
+	req.n_accept = n;
 	r = hws_camera_open(conf->device, &cam->dev);
-	if (r < 0)
-		return r;
-	r = hws_camera_negotiate(cam->dev, &req, &cam->setup);
-	if (r == 0 && !(hws_image_can_encode(cam->setup.fourcc, conf->type) &&
-			hws_image_can_encode(cam->setup.fourcc, HWS_IMAGE_JPEG))) {
-		req.fourcc = V4L2_PIX_FMT_RGB24;
-		req.convert = true;
+	if (r == 0)
 		r = hws_camera_negotiate(cam->dev, &req, &cam->setup);
-	}
+	free(accept);
 	if (r == 0)
 		r = hws_camera_start(cam->dev);
 	if (r < 0) {
@@ -179,8 +186,11 @@ static int stream_start(struct hwsd_camera *cam)
 		return r;
 	}
 	cam->skip = conf->skip_frames;
-	log_debug("camera %s: streaming %ux%u %.4s%s", conf->name, cam->setup.width, cam->setup.height,
-		  (const char *)&cam->setup.fourcc, cam->setup.converting ? " (converted)" : "");
+	memcpy(fcc, &cam->setup.fourcc, 4);
+	memcpy(dev_fcc, &cam->setup.device_fourcc, 4);
+	log_debug("camera %s: streaming %ux%u %s%s%s", conf->name, cam->setup.width, cam->setup.height,
+		  fcc, cam->setup.converting ? ", converted by libv4lconvert from " : "",
+		  cam->setup.converting ? dev_fcc : "");
 	return 0;
 }
 

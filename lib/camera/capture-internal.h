@@ -20,7 +20,7 @@ struct hws__buffer {
 struct hws_camera {
 	int fd;                      /* the node, wrapped by libv4l2 once negotiated */
 	bool wrapped;                /* v4l2_fd_open() done */
-	bool converting;             /* libv4l2 conversion allowed */
+	bool converting;             /* libv4l2 conversion allowed, fixed at the wrap */
 	char devnode[64];
 	struct v4l2_capability cap;
 	struct hws_capture_setup setup;

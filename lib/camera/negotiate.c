@@ -9,6 +9,11 @@
  * frame, no jitter added), else at the nearest faster offered rate. A
  * device without interval control (usbvision, a TV input) runs at the rate
  * of its TV standard, and is decimated from there.
+ *
+ * The format is settled before libv4l2 wraps the descriptor, because the
+ * wrap fixes whether libv4lconvert may convert: from the caller's list of
+ * formats it can use and the device's own list, read past libv4l2, one
+ * wrap is enough, converting only when nothing the device sends will do.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,14 +27,25 @@
 
 #include "camera/capture-internal.h"
 
-int hws__camera_ioctl(struct hws_camera *cam, unsigned long request, void *arg)
+static int xioctl(struct hws_camera *cam, bool through_libv4l2, unsigned long request, void *arg)
 {
 	int r;
 
 	do
-		r = cam->wrapped ? v4l2_ioctl(cam->fd, request, arg) : ioctl(cam->fd, request, arg);
+		r = through_libv4l2 ? v4l2_ioctl(cam->fd, request, arg) : ioctl(cam->fd, request, arg);
 	while (r < 0 && errno == EINTR);
 	return r < 0 ? -errno : 0;
+}
+
+int hws__camera_ioctl(struct hws_camera *cam, unsigned long request, void *arg)
+{
+	return xioctl(cam, cam->wrapped, request, arg);
+}
+
+/* The device itself, past libv4l2 even once wrapped: what it really sends. */
+static int device_ioctl(struct hws_camera *cam, unsigned long request, void *arg)
+{
+	return xioctl(cam, false, request, arg);
 }
 
 int hws_camera_open(const char *devnode, struct hws_camera **ret_camera)
@@ -250,6 +266,63 @@ static int negotiate_interval(struct hws_camera *cam, struct hws_fract target)
 	return 0;
 }
 
+/* What libv4lconvert makes, in the order we would have it: RGB24 is what
+ * every source converts to directly. */
+static const uint32_t convert_targets[] = {
+	V4L2_PIX_FMT_RGB24, V4L2_PIX_FMT_BGR24, V4L2_PIX_FMT_YUV420, V4L2_PIX_FMT_YVU420,
+};
+
+static bool accepted(const struct hws_capture_request *req, uint32_t fourcc)
+{
+	if (!req->accept)
+		return true;
+	for (size_t i = 0; i < req->n_accept; i++)
+		if (req->accept[i] == fourcc)
+			return true;
+	return false;
+}
+
+/*
+ * The format to ask libv4l2 for (0: keep the device's) and whether
+ * libv4lconvert must be in the path, from what the device offers and the
+ * caller accepts: known before the wrap, which fixes the conversion mode.
+ */
+static int choose_format(struct hws_camera *cam, const struct hws_capture_request *req,
+			 uint32_t *ret_fourcc, bool *ret_convert)
+{
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_fmtdesc desc = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	uint32_t want = req->fourcc;
+	int r;
+
+	if (!want) {
+		r = device_ioctl(cam, VIDIOC_G_FMT, &fmt);
+		if (r < 0)
+			return r;
+		want = fmt.fmt.pix.pixelformat;
+	}
+	*ret_convert = req->convert;
+	if (accepted(req, want)) {
+		*ret_fourcc = req->fourcc;
+		return 0;
+	}
+	/* A camera left in a format we cannot use, where none was asked
+	 * for: better one of its own that we can than a conversion. */
+	if (!req->fourcc)
+		for (desc.index = 0; device_ioctl(cam, VIDIOC_ENUM_FMT, &desc) == 0; desc.index++)
+			if (accepted(req, desc.pixelformat)) {
+				*ret_fourcc = desc.pixelformat;
+				return 0;
+			}
+	*ret_convert = true;
+	for (size_t i = 0; i < sizeof(convert_targets) / sizeof(convert_targets[0]); i++)
+		if (accepted(req, convert_targets[i])) {
+			*ret_fourcc = convert_targets[i];
+			return 0;
+		}
+	return -EOPNOTSUPP;
+}
+
 static int wrap(struct hws_camera *cam, bool convert)
 {
 	int r;
@@ -270,16 +343,22 @@ int hws_camera_negotiate(struct hws_camera *cam, const struct hws_capture_reques
 			 struct hws_capture_setup *ret_setup)
 {
 	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_format dev = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	struct hws_capture_request none = { 0 };
+	uint32_t fourcc;
+	bool convert;
 	int r;
 
 	if (!cam || cam->streaming)
 		return cam ? -EBUSY : -EINVAL;
 	if (!req)
 		req = &none;
-	if ((req->interval.num == 0) != (req->interval.den == 0) || req->buffers > 32)
+	if ((req->interval.num == 0) != (req->interval.den == 0) || req->buffers > 32 ||
+	    (req->n_accept && !req->accept))
 		return -EINVAL;
-	r = wrap(cam, req->convert);
+	r = choose_format(cam, req, &fourcc, &convert);
+	if (r == 0)
+		r = wrap(cam, convert);
 	if (r < 0)
 		return r;
 	memset(&cam->setup, 0, sizeof(cam->setup));
@@ -288,13 +367,13 @@ int hws_camera_negotiate(struct hws_camera *cam, const struct hws_capture_reques
 	r = hws__camera_ioctl(cam, VIDIOC_G_FMT, &fmt);
 	if (r < 0)
 		return r;
-	if (req->width || req->height || req->fourcc) {
+	if (req->width || req->height || fourcc) {
 		if (req->width && req->height) {
 			fmt.fmt.pix.width = req->width;
 			fmt.fmt.pix.height = req->height;
 		}
-		if (req->fourcc)
-			fmt.fmt.pix.pixelformat = req->fourcc;
+		if (fourcc)
+			fmt.fmt.pix.pixelformat = fourcc;
 		fmt.fmt.pix.field = V4L2_FIELD_ANY;
 		/* Let the driver size the lines for the new format; the old
 		 * format's padding would otherwise be kept. */
@@ -304,17 +383,25 @@ int hws_camera_negotiate(struct hws_camera *cam, const struct hws_capture_reques
 		if (r < 0)
 			return r;
 		/* Drivers adjust what they cannot do instead of failing. */
-		if ((req->fourcc && fmt.fmt.pix.pixelformat != req->fourcc) ||
+		if ((fourcc && fmt.fmt.pix.pixelformat != fourcc) ||
 		    (req->width && fmt.fmt.pix.width != req->width) ||
 		    (req->height && fmt.fmt.pix.height != req->height))
 			return -EINVAL;
 	}
+	r = device_ioctl(cam, VIDIOC_G_FMT, &dev);
+	if (r < 0)
+		return r;
+	/* libv4lconvert picks its source itself; one other than the format
+	 * asked for would be a different camera mode under its name. */
+	if (req->fourcc && fourcc != req->fourcc && dev.fmt.pix.pixelformat != req->fourcc)
+		return -EOPNOTSUPP;
 	cam->setup.width = fmt.fmt.pix.width;
 	cam->setup.height = fmt.fmt.pix.height;
 	cam->setup.fourcc = fmt.fmt.pix.pixelformat;
+	cam->setup.device_fourcc = dev.fmt.pix.pixelformat;
 	cam->setup.bytesperline = fmt.fmt.pix.bytesperline;
 	cam->setup.sizeimage = fmt.fmt.pix.sizeimage;
-	cam->setup.converting = req->convert;
+	cam->setup.converting = cam->setup.device_fourcc != cam->setup.fourcc;
 
 	r = negotiate_interval(cam, req->interval);
 	if (r < 0)

@@ -67,7 +67,8 @@ static void store(struct hws__chip *chip, uint32_t f, uint32_t i, int r, double 
 {
 	struct hws_subfeature *sub = &chip->pub.features[f].subfeatures[i];
 
-	if (r == -ENODEV || r == -ENOENT) {
+	r = hws__attr_error(chip, r);
+	if (r == -ENODEV) {
 		chip->pub.present = false; /* closed by the caller, after the batch */
 		return;
 	}

@@ -83,7 +83,7 @@ static void restore_hooks(void)
 	current = NULL;
 }
 
-int hws__libsensors_load(struct hws_sensors *s)
+int hws__libsensors_load(struct hws_sensors *s, bool again)
 {
 	FILE *f = NULL;
 	int r;
@@ -95,13 +95,16 @@ int hws__libsensors_load(struct hws_sensors *s)
 	sensors_parse_error = parse_error_nofile;
 	sensors_parse_error_wfn = parse_error;
 	sensors_fatal_error = fatal_error;
-	if (s->config) {
+	/* The first load reads the files, so that errors name them; later
+	 * ones (hws_sensors_rescan) read what the first one read. */
+	if (again)
+		f = fmemopen(s->config_text, s->config_len, "r");
+	else if (s->config)
 		f = fopen(s->config, "re");
-		if (!f) {
-			r = -errno;
-			restore_hooks();
-			return r;
-		}
+	if (!f && (again || s->config)) {
+		r = -errno;
+		restore_hooks();
+		return r;
 	}
 	s->config_errors = 0;
 	r = sensors_init(f);

@@ -14,8 +14,23 @@
 
 #include "sensors/sensors-internal.h"
 
-/* Open the attribute on first use; a missing file in a chip directory that
- * still exists is that value's error, a missing directory is the chip's. */
+/*
+ * One rule for every reader: ENOENT or ENODEV from an attribute whose chip
+ * directory is gone means the chip is (unbound, unplugged): -ENODEV. In a
+ * directory that still exists they are that value's error, and ENODEV
+ * becomes -ENXIO there, because -ENODEV is what tells callers the chip
+ * went away.
+ */
+int hws__attr_error(const struct hws__chip *chip, int err)
+{
+	if (err != -ENOENT && err != -ENODEV)
+		return err;
+	if (access(chip->pub.path, F_OK) < 0)
+		return -ENODEV;
+	return err == -ENODEV ? -ENXIO : err;
+}
+
+/* Open the attribute on first use. */
 int hws__attr_fd(struct hws__chip *chip, size_t f, size_t i)
 {
 	struct hws__sub_priv *p = &chip->features[f].subs[i];
@@ -26,7 +41,7 @@ int hws__attr_fd(struct hws__chip *chip, size_t f, size_t i)
 	snprintf(path, sizeof(path), "%s/%s", chip->pub.path, p->file ? p->file : chip->pub.features[f].subfeatures[i].name);
 	p->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (p->fd < 0)
-		return access(chip->pub.path, F_OK) < 0 ? -ENODEV : -errno;
+		return hws__attr_error(chip, -errno);
 	return p->fd;
 }
 
@@ -67,7 +82,7 @@ static int read_sysfs(struct hws__chip *chip, size_t f, size_t i, double *ret)
 		n = pread(fd, p->raw, HWS_RAW_READ, 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return errno == ENOENT ? -ENODEV : -errno;
+		return hws__attr_error(chip, -errno);
 	return hws__finish_value(chip, f, i, (size_t)n, ret);
 }
 

@@ -65,6 +65,8 @@ struct hws_sensors {
 	struct hws_sensors_options opts;
 	struct hws__batch *batch;           /* fast reader with io_uring, or NULL */
 	char *config;                       /* owned copy of opts.config */
+	char *config_text;                  /* as read at the start (sensors-conf.c) */
+	size_t config_len;
 	struct hws__chip **chips;
 	size_t n_chips;
 	bool libsensors_loaded;
@@ -96,7 +98,11 @@ int hws__attr_classify(const char *name, struct hws__attr_class *c);
 const char *hws__chip_default_label(const char *prefix, const char *feature);
 
 /* libsensors.c: the bridge. */
-int hws__libsensors_load(struct hws_sensors *s);
+/* The config's text now: the file at @path, or the default files. */
+int hws__sensors_conf_snapshot(const char *path, char **ret_text, size_t *ret_len);
+/* Load libsensors with the config: its files, or @again what they held
+ * at the first load. */
+int hws__libsensors_load(struct hws_sensors *s, bool again);
 void hws__libsensors_unload(struct hws_sensors *s);
 int hws__libsensors_merge(struct hws_sensors *s, struct hws__chip *chip);
 int hws__libsensors_read(struct hws__chip *chip, size_t f, size_t i, double *ret);
@@ -104,6 +110,7 @@ double hws__compute_apply(const struct hws__chip *chip, size_t f, size_t i, doub
 
 /* reader.c: the readers behind one ops struct, and what they share with
  * the batch. */
+int hws__attr_error(const struct hws__chip *chip, int err);
 int hws__attr_fd(struct hws__chip *chip, size_t f, size_t i);
 bool hws__needs_libsensors(const struct hws__chip *chip, size_t f, size_t i);
 int hws__finish_value(struct hws__chip *chip, size_t f, size_t i, size_t len, double *ret);

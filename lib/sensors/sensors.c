@@ -40,9 +40,15 @@ static void chips_free(struct hws_sensors *s)
 
 static int chips_load(struct hws_sensors *s)
 {
+	bool again = s->config_text != NULL;
 	int r;
 
-	r = hws__libsensors_load(s);
+	if (!again) {
+		r = hws__sensors_conf_snapshot(s->config, &s->config_text, &s->config_len);
+		if (r < 0)
+			return r;
+	}
+	r = hws__libsensors_load(s, again);
 	if (r < 0)
 		return r;
 	r = hws__hwmon_scan(&s->chips, &s->n_chips);
@@ -97,6 +103,7 @@ struct hws_sensors *hws_sensors_free(struct hws_sensors *s)
 	chips_free(s);
 	hws__batch_free(s->batch);
 	hws__libsensors_unload(s);
+	free(s->config_text);
 	free(s->config);
 	free(s);
 	atomic_flag_clear(&in_use);

@@ -19,32 +19,13 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
-#include <umockdev.h>
-
 #include <hwsight/motion.h>
 
-#include "task.h"
+#include "testbed.h"
 
 #define AMS "/sys/devices/platform/ams"
 #define SMC "/sys/devices/platform/applesmc.768"
 #define EVENT_NODE "/dev/input/event5"
-
-static UMockdevTestbed *testbed(void)
-{
-	UMockdevTestbed *tb = umockdev_testbed_new();
-
-	ASSERT_TRUE(umockdev_in_mock_environment());
-	ASSERT_NOT_NULL(tb);
-	return tb;
-}
-
-static void add(UMockdevTestbed *tb, const char *description)
-{
-	GError *error = NULL;
-
-	if (!umockdev_testbed_add_from_string(tb, description, &error))
-		FAIL("testbed: %s", error->message);
-}
 
 static void add_ams(UMockdevTestbed *tb)
 {

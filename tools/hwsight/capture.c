@@ -50,7 +50,7 @@ static void usage(FILE *f)
 	      "Capture frames from a V4L2 camera, paced on the 300 Hz grid.\n\n"
 	      "  -d, --device DEV      the camera (default: the first one)\n"
 	      "  -s, --size WxH        frame size, e.g. 640x480\n"
-	      "  -f, --format FOURCC   pixel format, e.g. YUYV, MJPG, RGB3\n"
+	      "  -f, --format FOURCC   pixel format, e.g. YUYV, MJPG, RGB3, XR15-BE\n"
 	      "      --fps RATE        frame rate: 25, 30, 12.5 or 75/2; it must be 300 Hz-friendly\n"
 	      "                        (a whole number of 1/300 s ticks per frame)\n"
 	      "  -n, --count N         frames to keep (default 1 with an image -o,\n"
@@ -79,15 +79,22 @@ static int parse_long(const char *s, long lo, long hi, long *ret)
 	return 0;
 }
 
+/* "YUYV", "Y16", or "XR15-BE" for the big-endian variant, as v4l2-ctl
+ * and `hwsight cameras` write them. */
 static int parse_fourcc(const char *s, uint32_t *ret)
 {
 	char c[4] = { ' ', ' ', ' ', ' ' };
 	size_t n = strlen(s);
+	bool be = n > 3 && !strcmp(s + n - 3, "-BE");
 
+	if (be)
+		n -= 3;
 	if (n < 1 || n > 4)
 		return -1;
 	memcpy(c, s, n);
 	*ret = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
+	if (be)
+		*ret |= 1u << 31; /* as v4l2_fourcc_be() */
 	return 0;
 }
 
@@ -313,7 +320,7 @@ static void write_stats(const struct options *o, const char *device, const struc
 			const struct hws_capture_stats *st, long written, const char *result)
 {
 	FILE *f = stdout;
-	char fcc[8];
+	char fcc[8], dev_fcc[8];
 
 	if (!o->stats)
 		return;
@@ -322,10 +329,15 @@ static void write_stats(const struct options *o, const char *device, const struc
 		return;
 	}
 	tool_fourcc_str(setup->fourcc, fcc);
+	tool_fourcc_str(setup->device_fourcc, dev_fcc);
 	fputs("{\n  \"device\": ", f);
 	tool_json_string(f, device);
 	fprintf(f, ",\n  \"width\": %u,\n  \"height\": %u,\n  \"fourcc\": \"%s\",\n",
 		setup->width, setup->height, fcc);
+	/* What the camera sent, and whether libv4lconvert made the frames
+	 * from it: a check can tell which road a format took. */
+	fprintf(f, "  \"device_fourcc\": \"%s\",\n  \"converting\": %s,\n", dev_fcc,
+		setup->converting ? "true" : "false");
 	fprintf(f, "  \"driver_interval\": { \"num\": %u, \"den\": %u, \"fps\": %.3f },\n",
 		st->driver_interval.num, st->driver_interval.den, fps_of(st->driver_interval));
 	fprintf(f, "  \"target_interval\": { \"num\": %u, \"den\": %u, \"fps\": %.3f, \"ticks\": %ld },\n",
@@ -373,6 +385,7 @@ int hws_cmd_capture(int argc, char **argv)
 	enum hws_image_type type = HWS_IMAGE_RAW;
 	const char *result = "ok";
 	char devbuf[64], path[PATH_MAX];
+	uint32_t accept[256];
 	bool numbered = false, to_stdout, status, wrote_any = false;
 	long written = 0, seen = 0;
 	int stream_fd = STDOUT_FILENO;
@@ -421,8 +434,23 @@ int hws_cmd_capture(int argc, char **argv)
 		.width = o.width, .height = o.height, .fourcc = o.fourcc,
 		.interval = o.interval, .convert = o.convert,
 	};
+	if (o.output && !to_stdout && type != HWS_IMAGE_RAW) {
+		/* Images need frames the encoder takes; libv4lconvert makes
+		 * them when the camera's cannot be. */
+		req.accept = accept;
+		req.n_accept = hws_image_formats(accept, sizeof(accept) / sizeof(accept[0]));
+		if (req.n_accept > sizeof(accept) / sizeof(accept[0]))
+			req.n_accept = sizeof(accept) / sizeof(accept[0]);
+	}
 	r = hws_camera_negotiate(cam, &req, &setup);
-	if (r == -EINVAL) {
+	if (r == -EOPNOTSUPP) {
+		char fcc[8] = "these";
+
+		if (o.fourcc)
+			tool_fourcc_str(o.fourcc, fcc);
+		fprintf(stderr, "hwsight capture: %s: cannot make %s images from %s frames, and libv4lconvert"
+			" cannot convert them either; choose another -f, or .raw\n", o.device, o.output, fcc);
+	} else if (r == -EINVAL) {
 		char fcc[8];
 
 		fprintf(stderr, "hwsight capture: %s: cannot capture", o.device);
@@ -445,14 +473,6 @@ int hws_cmd_capture(int argc, char **argv)
 	}
 	if (r < 0)
 		goto out_close;
-	if (o.output && !to_stdout && !hws_image_can_encode(setup.fourcc, type)) {
-		char fcc[8];
-		tool_fourcc_str(setup.fourcc, fcc);
-		fprintf(stderr, "hwsight capture: cannot make %s images from %s frames; choose another -f or extension\n",
-			o.output, fcc);
-		r = -EOPNOTSUPP;
-		goto out_close;
-	}
 	if (o.output && !to_stdout && (r = hws_image_encoder_new(&enc)) < 0) {
 		fprintf(stderr, "hwsight capture: %s\n", strerror(-r));
 		goto out_close;

@@ -143,18 +143,25 @@ struct hws_capture_request {
 	struct hws_fract interval; /* {0, 0}: the driver's current, no pacing */
 	unsigned buffers;        /* 0: 4 */
 	bool convert;            /* let libv4lconvert make a format the device lacks */
+	/*
+	 * The formats the caller can use (for images, hws_image_formats()),
+	 * read during hws_camera_negotiate() only; NULL for any. See there.
+	 */
+	const uint32_t *accept;
+	size_t n_accept;
 };
 
 struct hws_capture_setup {
 	uint32_t width;
 	uint32_t height;
-	uint32_t fourcc;
+	uint32_t fourcc;         /* the frames' format */
+	uint32_t device_fourcc;  /* what the device sends: fourcc, or libv4lconvert's source */
 	uint32_t bytesperline;
 	uint32_t sizeimage;
 	struct hws_fract driver_interval; /* what the driver runs at */
 	struct hws_fract target_interval; /* what the caller gets */
 	bool decimating;         /* keeping one frame per grid point */
-	bool converting;         /* libv4lconvert is in the path */
+	bool converting;         /* libv4lconvert converts device_fourcc to fourcc */
 };
 
 struct hws_frame {
@@ -200,6 +207,16 @@ HWS_EXPORT int hws_camera_open(const char *devnode, struct hws_camera **ret_came
  * are decimated on the grid. A size or format the device cannot give is
  * -EINVAL (unless @req->convert and libv4lconvert can make it); a rate
  * it cannot reach even by decimation is -ERANGE.
+ *
+ * With @req->accept, the frames come in one of those formats. The format
+ * asked for (@req->fourcc, else the device's current one) is kept when the
+ * caller accepts it. Else, with no format asked for, the device is set to
+ * the first format it offers that the caller accepts; failing that, or
+ * when the format asked for is not accepted, libv4lconvert converts to one
+ * that is (RGB24 first), from @req->fourcc itself: -EOPNOTSUPP when
+ * libv4lconvert cannot read that format. All this is decided before
+ * libv4l2 wraps the device, which fixes its conversion for the life of
+ * @cam: a later negotiation that needs the other mode is -EBUSY.
  *
  * Return: 0 or a negative errno; @ret_setup says what was obtained.
  */

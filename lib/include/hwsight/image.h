@@ -41,7 +41,9 @@ HWS_EXPORT bool hws_image_can_encode(uint32_t fourcc, enum hws_image_type type);
  * hws_image_formats - the pixel formats PPM, PNG and JPEG are made from
  * @ret_list: receives up to @max fourccs
  *
- * A camera whose format is not among them needs libv4lconvert in its path.
+ * A camera whose format is not among them needs libv4lconvert in its path:
+ * struct hws_capture_request's @accept takes this list, so that
+ * hws_camera_negotiate() knows before it wraps the device.
  *
  * Return: the number of formats, which may be more than @max.
  */

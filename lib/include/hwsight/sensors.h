@@ -209,7 +209,8 @@ HWS_EXPORT int hws_sensors_read_chip(struct hws_sensors *s, size_t index, unsign
  *
  * Cheap when nothing changed (one directory listing). When the set of
  * chips changed, libsensors is reloaded and every struct hws_chip pointer
- * obtained before is invalid.
+ * obtained before is invalid. The reload reads the sensors config as
+ * hws_sensors_new() read it: edits made since take a new context.
  *
  * Return: 1 if the chips changed, 0 if not, or a negative errno.
  */
