@@ -37,4 +37,18 @@ struct hws_camera {
  * retries on EINTR; returns 0 or a negative errno. */
 int hws__camera_ioctl(struct hws_camera *cam, unsigned long request, void *arg);
 
+/*
+ * hws__choose_format - what to ask libv4l2 for, before it wraps the device
+ * @current: the device's format; @offered: the formats it sends itself
+ * @ret_fourcc: the format to set, 0 to keep the device's
+ * @ret_convert: whether libv4lconvert must be allowed in the path
+ *
+ * The rule hws_camera_negotiate() documents for @req->accept, without the
+ * device, so that it can be tested on its own.
+ * Return: 0, or -EOPNOTSUPP when no format the caller accepts can be had.
+ */
+int hws__choose_format(const struct hws_capture_request *req, uint32_t current,
+		       const uint32_t *offered, size_t n_offered,
+		       uint32_t *ret_fourcc, bool *ret_convert);
+
 #endif

@@ -282,45 +282,59 @@ static bool accepted(const struct hws_capture_request *req, uint32_t fourcc)
 	return false;
 }
 
-/*
- * The format to ask libv4l2 for (0: keep the device's) and whether
- * libv4lconvert must be in the path, from what the device offers and the
- * caller accepts: known before the wrap, which fixes the conversion mode.
- */
+int hws__choose_format(const struct hws_capture_request *req, uint32_t current,
+		       const uint32_t *offered, size_t n_offered,
+		       uint32_t *ret_fourcc, bool *ret_convert)
+{
+	uint32_t want = req->fourcc ? req->fourcc : current;
+
+	if (accepted(req, want)) {
+		*ret_fourcc = req->fourcc;
+		*ret_convert = req->convert;
+		return 0;
+	}
+	/* A camera left in a format we cannot use, where none was asked
+	 * for: better one of its own that we can than a conversion. */
+	for (size_t i = 0; !req->fourcc && i < n_offered; i++)
+		if (accepted(req, offered[i])) {
+			*ret_fourcc = offered[i];
+			*ret_convert = req->convert;
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof(convert_targets) / sizeof(convert_targets[0]); i++)
+		if (accepted(req, convert_targets[i])) {
+			*ret_fourcc = convert_targets[i];
+			*ret_convert = true;
+			return 0;
+		}
+	return -EOPNOTSUPP;
+}
+
+/* The device's current format and its own list, read past libv4l2 (which
+ * would add the formats it emulates), for hws__choose_format(). */
 static int choose_format(struct hws_camera *cam, const struct hws_capture_request *req,
 			 uint32_t *ret_fourcc, bool *ret_convert)
 {
 	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	struct v4l2_fmtdesc desc = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-	uint32_t want = req->fourcc;
+	uint32_t *offered = NULL, *more;
+	size_t n = 0;
 	int r;
 
-	if (!want) {
-		r = device_ioctl(cam, VIDIOC_G_FMT, &fmt);
-		if (r < 0)
-			return r;
-		want = fmt.fmt.pix.pixelformat;
-	}
-	*ret_convert = req->convert;
-	if (accepted(req, want)) {
-		*ret_fourcc = req->fourcc;
-		return 0;
-	}
-	/* A camera left in a format we cannot use, where none was asked
-	 * for: better one of its own that we can than a conversion. */
-	if (!req->fourcc)
-		for (desc.index = 0; device_ioctl(cam, VIDIOC_ENUM_FMT, &desc) == 0; desc.index++)
-			if (accepted(req, desc.pixelformat)) {
-				*ret_fourcc = desc.pixelformat;
-				return 0;
-			}
-	*ret_convert = true;
-	for (size_t i = 0; i < sizeof(convert_targets) / sizeof(convert_targets[0]); i++)
-		if (accepted(req, convert_targets[i])) {
-			*ret_fourcc = convert_targets[i];
-			return 0;
+	r = device_ioctl(cam, VIDIOC_G_FMT, &fmt);
+	for (desc.index = 0; r == 0 && device_ioctl(cam, VIDIOC_ENUM_FMT, &desc) == 0; desc.index++) {
+		more = realloc(offered, (n + 1) * sizeof(*offered));
+		if (!more)
+			r = -ENOMEM;
+		else {
+			offered = more;
+			offered[n++] = desc.pixelformat;
 		}
-	return -EOPNOTSUPP;
+	}
+	if (r == 0)
+		r = hws__choose_format(req, fmt.fmt.pix.pixelformat, offered, n, ret_fourcc, ret_convert);
+	free(offered);
+	return r;
 }
 
 static int wrap(struct hws_camera *cam, bool convert)

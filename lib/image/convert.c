@@ -5,7 +5,10 @@
  * Speed matters here (a daemon converts every snapshot), so each layout has
  * its own row loop, specialised at compile time by always_inline helpers
  * called with constant byte offsets: no call per pixel, no floating point,
- * no branch on the format inside a row.
+ * no branch on the format inside a row. The many orders of RGB packed in
+ * 8-, 16- and 32-bit words share one loop per word size and endianness,
+ * driven by the format's table of field shifts and widths, with the
+ * widening looked up: 640x480 RGB565 costs about what YUYV does.
  *
  * YUV is read as BT.601 limited range (Y 16..235, Cb/Cr 16..240), which is
  * what V4L2 capture drivers send for YUYV and friends, in 16.16 fixed point.
