@@ -213,7 +213,9 @@ static void failed(struct hwsd_camera *cam, int *last, int r, const char *what, 
 {
 	if (r != *last)
 		log_warning("camera %s: %s failed: %s: %s", cam->conf->name, what, where,
-			    r == -EBUSY ? "device busy (another program is capturing)" : strerror(-r));
+			    r == -EBUSY ? "device busy (another program is capturing)" :
+			    r == -ENOBUFS ? "the driver granted fewer than the 2 buffers streaming needs" :
+			    strerror(-r));
 	*last = r;
 	hwsd_live_set_error(cam->live, r);
 }

@@ -32,7 +32,8 @@ static void unmap_all(struct hws_camera *cam)
 		.memory = V4L2_MEMORY_MMAP,
 	};
 
-	for (unsigned i = 0; i < cam->n_buffers; i++)
+	/* No array when the driver granted too few buffers to map any. */
+	for (unsigned i = 0; cam->buffers && i < cam->n_buffers; i++)
 		if (cam->buffers[i].start)
 			v4l2_munmap(cam->buffers[i].start, cam->buffers[i].length);
 	free(cam->buffers);
@@ -64,10 +65,13 @@ int hws_camera_start(struct hws_camera *cam)
 	r = hws__camera_ioctl(cam, VIDIOC_REQBUFS, &rb);
 	if (r < 0)
 		return r;
+	/* One buffer with the driver while the caller holds another is the
+	 * least that streams. Nothing here ran out of memory: say that the
+	 * driver would not give enough buffers. */
 	if (rb.count < 2) {
 		cam->n_buffers = rb.count;
 		unmap_all(cam);
-		return -ENOMEM;
+		return -ENOBUFS;
 	}
 	cam->buffers = calloc(rb.count, sizeof(*cam->buffers));
 	if (!cam->buffers) {

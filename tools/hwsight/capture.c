@@ -279,6 +279,7 @@ static const char *open_error(int r)
 	case EBUSY: return "device busy (another program is capturing); close it or pick another with -d";
 	case ENODEV: return "not a video capture device";
 	case ENOTTY: return "not a V4L2 device";
+	case ENOBUFS: return "the driver granted fewer than the 2 buffers streaming needs";
 	default: return strerror(-r);
 	}
 }

@@ -223,7 +223,12 @@ HWS_EXPORT int hws_camera_open(const char *devnode, struct hws_camera **ret_came
 HWS_EXPORT int hws_camera_negotiate(struct hws_camera *cam, const struct hws_capture_request *req,
 				    struct hws_capture_setup *ret_setup);
 
-/** hws_camera_start - map buffers and start streaming. Return: 0 or -errno. */
+/**
+ * hws_camera_start - map buffers and start streaming
+ *
+ * Return: 0, -ENOBUFS when the driver grants fewer than the two buffers
+ * streaming needs, or another negative errno.
+ */
 HWS_EXPORT int hws_camera_start(struct hws_camera *cam);
 
 /**
