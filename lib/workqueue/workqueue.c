@@ -12,6 +12,8 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -131,8 +133,12 @@ static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
  * in read() on the timerfd, so moving its alarm does not wake it: a
  * handler that re-arms itself costs one system call, not a context switch
  * of the timer thread. Called with wq->lock held.
+ *
+ * When timerfd_settime() fails (a seccomp filter may deny it), the queue
+ * no longer knows when the alarm rings: the next item armed tries again.
+ * Return: 0 or -errno.
  */
-static void set_alarm(struct workqueue_struct *wq, unsigned long expires)
+static int set_alarm(struct workqueue_struct *wq, unsigned long expires)
 {
 	unsigned long long ns = hws_jiffies_to_monotonic_ns(expires);
 	struct itimerspec its = {
@@ -142,31 +148,45 @@ static void set_alarm(struct workqueue_struct *wq, unsigned long expires)
 	/* A zero it_value would disarm it; a time in the past fires now. */
 	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
 		its.it_value.tv_nsec = 1;
-	timerfd_settime(wq->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+	if (timerfd_settime(wq->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		wq->timer_has_deadline = false;
+		return -errno;
+	}
 	wq->timer_has_deadline = true;
 	wq->timer_deadline = expires;
+	return 0;
 }
 
-/* Arm @dwork on @cwq. Called with wq->lock held and PENDING owned. */
-static void arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, unsigned long delay)
+/*
+ * Arm @dwork on @cwq. Called with wq->lock held and PENDING owned.
+ * Return: 0, or -errno with @dwork out of the wheel again: an item whose
+ * alarm cannot be set would never run.
+ */
+static int arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, unsigned long delay)
 {
+	int r = 0;
+
 	dwork->timer.expires = jiffies + delay;
 	hws__timer_add(&wq->timers, &dwork->timer);
 	if (!wq->timer_has_deadline || time_before(dwork->timer.expires, wq->timer_deadline))
-		set_alarm(wq, dwork->timer.expires);
+		r = set_alarm(wq, dwork->timer.expires);
+	if (r < 0)
+		hws__timer_del(&wq->timers, &dwork->timer);
+	return r;
 }
 
 /*
  * Put an item whose data already names @cwq on its list, or for a delay,
  * in the timer wheel (only a delayed_work is ever given one). Called with
- * wq->lock held.
+ * wq->lock held. Return: 0 or -errno (see arm_timer()).
  */
-static void place_work(struct hws__cwq *cwq, struct work_struct *work, unsigned long delay)
+static int place_work(struct hws__cwq *cwq, struct work_struct *work, unsigned long delay)
 {
-	if (delay == 0)
+	if (delay == 0) {
 		insert_work(cwq, work, &cwq->worklist);
-	else
-		arm_timer(cwq->wq, container_of(work, struct delayed_work, work), delay);
+		return 0;
+	}
+	return arm_timer(cwq->wq, container_of(work, struct delayed_work, work), delay);
 }
 
 static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *work,
@@ -181,8 +201,12 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 	pthread_mutex_lock(&wq->lock);
 	/* A queue being destroyed takes nothing new. */
 	if (!wq->stopping && claim(work, cwq)) {
-		place_work(cwq, work, delay);
-		ret = 1;
+		ret = place_work(cwq, work, delay);
+		/* Not armed: idle again, neither pending nor naming a worker. */
+		if (ret < 0)
+			atomic_fetch_and(&work->data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
+		else
+			ret = 1;
 	}
 	pthread_mutex_unlock(&wq->lock);
 	return ret;
@@ -292,6 +316,19 @@ static void run_timers(struct workqueue_struct *wq)
 	}
 }
 
+/* Milliseconds from now to the start of jiffy @expires, rounded up, for
+ * poll(). */
+static int ms_until(unsigned long expires)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = ((long long)hws_jiffies_to_monotonic_ns(expires) -
+	      ((long long)now.tv_sec * 1000000000LL + now.tv_nsec) + 999999) / 1000000;
+	return ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 /*
  * The timer thread sleeps until the wheel's next expiry, not on a tick:
  * a process whose timers are all far away does not wake up until then,
@@ -304,13 +341,18 @@ static void *timer_main(void *arg)
 
 	pthread_mutex_lock(&wq->lock);
 	while (!wq->stopping) {
+		struct pollfd pfd = { .fd = wq->timer_fd, .events = POLLIN };
 		unsigned long next;
 		uint64_t expirations;
+		int timeout = -1;
 
 		run_timers(wq);
-		if (hws__timer_next(&wq->timers, &next))
-			set_alarm(wq, next);
-		else {
+		/* Without its alarm it sleeps in poll() until the deadline,
+		 * still woken early by an alarm another thread manages to set. */
+		if (hws__timer_next(&wq->timers, &next)) {
+			if (set_alarm(wq, next) < 0)
+				timeout = ms_until(next);
+		} else {
 			timerfd_settime(wq->timer_fd, 0, &disarm, NULL);
 			wq->timer_has_deadline = false;
 		}
@@ -321,7 +363,8 @@ static void *timer_main(void *arg)
 				pthread_cond_signal(&wq->cwqs[i].more_work);
 			}
 		/* EINTR, or EAGAIN after a re-arm in between: look again. */
-		(void)!read(wq->timer_fd, &expirations, sizeof(expirations));
+		if (timeout < 0 || poll(&pfd, 1, timeout) > 0)
+			(void)!read(wq->timer_fd, &expirations, sizeof(expirations));
 		pthread_mutex_lock(&wq->lock);
 	}
 	pthread_mutex_unlock(&wq->lock);
@@ -730,8 +773,10 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 	pthread_mutex_lock(&wq->lock);
 	if (!wq->stopping) {
 		set_wq_data(&dwork->work, cwq);
-		place_work(cwq, &dwork->work, delay);
-		queued = true;
+		queued = place_work(cwq, &dwork->work, delay) == 0;
+		/* Not armed: it names no worker, and ungrab() drops PENDING. */
+		if (!queued)
+			atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK);
 	}
 	pthread_mutex_unlock(&wq->lock);
 	ungrab(&dwork->work, queued ? 0 : HWS_WORK_PENDING_BIT);

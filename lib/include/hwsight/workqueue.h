@@ -130,7 +130,11 @@ HWS_EXPORT struct workqueue_struct *hws__create_workqueue(const char *name, bool
 HWS_EXPORT void flush_workqueue(struct workqueue_struct *wq);
 HWS_EXPORT void destroy_workqueue(struct workqueue_struct *wq);
 
-/* Queueing. Each returns 0 if the item was already pending, 1 otherwise. */
+/*
+ * Queueing. Each returns 0 if the item was already pending, 1 otherwise.
+ * The delayed forms return a negative errno, the item left idle, when the
+ * timer thread's alarm cannot be set (timerfd_settime() failed).
+ */
 HWS_EXPORT int hws__queue_work_on(int cpu, struct workqueue_struct *wq, struct work_struct *work);
 HWS_EXPORT int hws__queue_delayed_work_on(int cpu, struct workqueue_struct *wq,
 					  struct delayed_work *dwork, unsigned long delay);
