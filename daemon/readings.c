@@ -21,8 +21,14 @@ void hwsd_readings_init(struct hwsd_readings *r)
 static void chip_clear(struct hwsd_chip_reading *c)
 {
 	for (size_t i = 0; i < c->n_features; i++) {
-		free(c->features[i].name);
-		free(c->features[i].label);
+		struct hwsd_feature_reading *fr = &c->features[i];
+
+		for (size_t k = 0; k < fr->n_subs; k++)
+			free(fr->subs[k].name);
+		free(fr->subs);
+		free(fr->name);
+		free(fr->label);
+		free(fr->sensors_label);
 	}
 	free(c->features);
 	free(c->name);
@@ -39,12 +45,23 @@ void hwsd_readings_done(struct hwsd_readings *r)
 	pthread_mutex_destroy(&r->lock);
 }
 
+/* The subfeatures "sensors -j" shows: those libsensors knows. */
+static size_t json_subs(const struct hws_feature *f)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; f->sensors_label && k < f->n_subfeatures; k++)
+		n += !(f->subfeatures[k].flags & HWS_SUB_EXTRA);
+	return n;
+}
+
 static bool same_layout(const struct hwsd_chip_reading *c, const struct hws_chip *chip)
 {
 	if (c->n_features != chip->n_features)
 		return false;
 	for (size_t i = 0; i < c->n_features; i++)
-		if (strcmp(c->features[i].name, chip->features[i].name))
+		if (strcmp(c->features[i].name, chip->features[i].name) ||
+		    c->features[i].n_subs != json_subs(&chip->features[i]))
 			return false;
 	return true;
 }
@@ -65,12 +82,30 @@ static int chip_build(struct hwsd_chip_reading *c, const struct hws_chip *chip)
 	if (!c->name || !c->prefix || !c->adapter || !c->features)
 		goto oom;
 	c->n_features = chip->n_features;
+	c->listed = chip->listed;
 	for (size_t i = 0; i < chip->n_features; i++) {
-		c->features[i].name = dup_or_empty(chip->features[i].name);
-		c->features[i].label = dup_or_empty(chip->features[i].label);
-		c->features[i].kind = chip->features[i].kind;
-		if (!c->features[i].name || !c->features[i].label)
+		const struct hws_feature *f = &chip->features[i];
+		struct hwsd_feature_reading *fr = &c->features[i];
+		size_t n = json_subs(f);
+
+		fr->name = dup_or_empty(f->name);
+		fr->label = dup_or_empty(f->label);
+		fr->kind = f->kind;
+		if (!fr->name || !fr->label)
 			goto oom;
+		if (!f->sensors_label)
+			continue;
+		fr->sensors_label = strdup(f->sensors_label);
+		fr->subs = calloc(n ? n : 1, sizeof(*fr->subs));
+		if (!fr->sensors_label || !fr->subs)
+			goto oom;
+		for (size_t k = 0; k < f->n_subfeatures; k++) {
+			if (f->subfeatures[k].flags & HWS_SUB_EXTRA)
+				continue;
+			fr->subs[fr->n_subs].name = strdup(f->subfeatures[k].name);
+			if (!fr->subs[fr->n_subs++].name)
+				goto oom;
+		}
 	}
 	return 0;
 oom:
@@ -152,6 +187,9 @@ int hwsd_readings_update(struct hwsd_readings *r, const struct hws_chip *chip, u
 		fr->alarm = any_bit(f, alarm_bits, sizeof(alarm_bits) / sizeof(alarm_bits[0]),
 				    &fr->has_alarm);
 		fr->fault = any_bit(f, fault, 1, &fr->has_fault);
+		for (size_t k = 0, j = 0; fr->subs && k < f->n_subfeatures; k++)
+			if (!(f->subfeatures[k].flags & HWS_SUB_EXTRA))
+				fr->subs[j++].value = f->subfeatures[k].error ? NAN : f->subfeatures[k].value;
 		fr->alarms[0] = '\0';
 		if (alarms)
 			alarms(userdata, i, fr->alarms, sizeof(fr->alarms));

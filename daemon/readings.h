@@ -15,9 +15,18 @@
 
 #include <hwsight/sensors.h>
 
+/* A subfeature as "sensors -j" shows it. */
+struct hwsd_sub_reading {
+	char *name;
+	double value;              /* NaN: unreadable */
+};
+
 struct hwsd_feature_reading {
 	char *name;
 	char *label;
+	char *sensors_label;       /* the key in sensors -j; NULL: not there */
+	size_t n_subs;             /* what sensors -j shows of the feature */
+	struct hwsd_sub_reading *subs;
 	enum hws_sensor_kind kind;
 	double input;              /* NaN: none, or unreadable */
 	double min, max, crit;     /* NaN when the chip has none */
@@ -31,6 +40,7 @@ struct hwsd_chip_reading {
 	char *name;
 	char *prefix;
 	char *adapter;
+	bool listed;               /* by libsensors, hence in sensors -j */
 	bool present;
 	uint64_t polls;
 	int64_t updated_ms;        /* CLOCK_REALTIME of the last poll */

@@ -292,7 +292,8 @@ static void check_sensors(const char *text, const struct input *in)
 {
 	json_object *root = parse_json(text), *chips, *chip, *features;
 
-	chips = member(root, "chips", json_type_array);
+	member(root, "sensors", json_type_object);
+	chips = member(member(root, "hwsight", json_type_object), "chips", json_type_array);
 	FUZZ_CHECK(json_object_array_length(chips) == 1, "%zu chips", json_object_array_length(chips));
 	chip = json_object_array_get_idx(chips, 0);
 	FUZZ_CHECK(!strcmp(json_object_get_string(member(chip, "name", json_type_string)), in->chip.name), "name");

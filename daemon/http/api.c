@@ -4,6 +4,10 @@
  * and the cameras' states as JSON, built with json-c. Numbers that are
  * unknown (an unreadable value, a limit the chip lacks) or infinite are
  * null.
+ *
+ * /api/v1/sensors carries "sensors -j" itself under "sensors" (a program
+ * written for lm-sensors' JSON reads it unchanged) and what hwsight adds
+ * (polls, kinds, alarms, chips libsensors does not list) under "hwsight".
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -71,10 +75,45 @@ static int emit(json_object *root, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* A value as sensors -j prints it, "%.3f": the same JSON number. */
+static json_object *sensors_j_number(double v)
+{
+	char buf[64];
+
+	if (!isfinite(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.3f", v);
+	return json_object_new_double_s(v, buf);
+}
+
+/* One chip as "sensors -j" shows it, or NULL if it does not. */
+static json_object *sensors_j_chip(const struct hwsd_chip_reading *chip)
+{
+	json_object *o;
+
+	if (!chip->listed || !chip->present)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "Adapter", json_object_new_string(chip->adapter));
+	for (size_t i = 0; i < chip->n_features; i++) {
+		const struct hwsd_feature_reading *fr = &chip->features[i];
+		json_object *subs;
+
+		if (!fr->sensors_label)
+			continue;
+		subs = json_object_new_object();
+		for (size_t k = 0; k < fr->n_subs; k++)
+			json_object_object_add(subs, fr->subs[k].name, sensors_j_number(fr->subs[k].value));
+		json_object_object_add(o, fr->sensors_label, subs);
+	}
+	return o;
+}
+
 int hwsd_http_api_sensors(struct hwsd *d, FILE *f)
 {
 	struct hwsd_readings *r = &d->readings;
 	json_object *root = json_object_new_object(), *chips = json_object_new_array();
+	json_object *sensors_j = json_object_new_object(), *ours = json_object_new_object();
 
 	pthread_mutex_lock(&r->lock);
 	for (size_t c = 0; c < r->n_chips; c++) {
@@ -91,9 +130,14 @@ int hwsd_http_api_sensors(struct hwsd *d, FILE *f)
 			json_object_array_add(features, feature(&chip->features[i]));
 		json_object_object_add(o, "features", features);
 		json_object_array_add(chips, o);
+		o = sensors_j_chip(chip);
+		if (o)
+			json_object_object_add(sensors_j, chip->name, o);
 	}
 	pthread_mutex_unlock(&r->lock);
-	json_object_object_add(root, "chips", chips);
+	json_object_object_add(root, "sensors", sensors_j);
+	json_object_object_add(ours, "chips", chips);
+	json_object_object_add(root, "hwsight", ours);
 	return emit(root, f);
 }
 

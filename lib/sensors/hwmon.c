@@ -298,6 +298,7 @@ void hws__feature_clear(struct hws_feature *f, struct hws__feature_priv *p)
 	free(f->subfeatures);
 	free((char *)f->name);
 	free((char *)f->label);
+	free((char *)f->sensors_label);
 	if (p)
 		free(p->subs);
 	memset(f, 0, sizeof(*f));

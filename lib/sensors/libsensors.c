@@ -379,6 +379,7 @@ int hws__libsensors_merge(struct hws_sensors *s, struct hws__chip *chip)
 
 	if (sensors_snprintf_chip_name(buf, sizeof(buf), chip->sensors) < 0)
 		return -EINVAL;
+	chip->pub.listed = true;
 	chip->pub.name = strdup(buf);
 	chip->pub.adapter = strdup(sensors_get_adapter_name(&chip->sensors->bus) ?: "Unknown adapter");
 	if (!chip->pub.name || !chip->pub.adapter)
@@ -400,12 +401,20 @@ int hws__libsensors_merge(struct hws_sensors *s, struct hws__chip *chip)
 		fi = placed++;
 		chip->features[fi].sf = sf;
 		r = merge_subfeatures(chip, fi, sf);
+		/* sensors -j keys the feature by libsensors' label exactly;
+		 * hwsight's own default (w83793's "Vtt") gives way only to a
+		 * label libsensors found (config or driver), not to its bare
+		 * feature name. */
 		label = sensors_get_label(chip->sensors, sf);
-		if (label && strcmp(label, sf->name)) {
+		chip->pub.features[fi].sensors_label = label;
+		if (!label)
+			r = -ENOMEM;
+		else if (strcmp(label, sf->name)) {
 			free((char *)chip->pub.features[fi].label);
-			chip->pub.features[fi].label = label;
-		} else
-			free(label);
+			chip->pub.features[fi].label = strdup(label);
+			if (!chip->pub.features[fi].label)
+				r = -ENOMEM;
+		}
 	}
 	for (size_t fi = placed; r == 0 && fi < chip->pub.n_features;) {
 		if (libsensors_knows(chip->pub.features[fi].kind)) {

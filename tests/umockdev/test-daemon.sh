@@ -152,7 +152,7 @@ else
 	not_ok "promtool is not installed (scripts/install-deps installs prometheus)"
 fi
 expect_eq "/api/v1/sensors: fan1" 1406 \
-	"$(jq '.chips[] | select(.name == "pc87427-isa-0900") | .features[] | select(.name == "fan1") | .value' "$TMP/sensors.json")"
+	"$(jq '.hwsight.chips[] | select(.name == "pc87427-isa-0900") | .features[] | select(.name == "fan1") | .value' "$TMP/sensors.json")"
 expect_eq "/api/v1/alarms: the alarms logged, fan3's among them" '["fault","min"]' \
 	"$(jq -c '.alarms[] | select(.name == "fan3") | .conditions | sort' "$TMP/alarms.json")"
 expect_eq "404 for an unknown page, 400 for a parameter, 405 for POST, 431 for huge headers; then still 200" \

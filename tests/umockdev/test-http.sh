@@ -120,7 +120,7 @@ expect_eq "Prometheus: the target is healthy, with no scrape error" '["up",""]' 
 # JSON API's FIELD of the features of KIND, as (chip, sensor, value).
 same_values() {
 	local api from_prom
-	api=$(jq -c --arg kind "$3" --arg field "$4" '[.chips[] | .name as $chip | .features[]
+	api=$(jq -c --arg kind "$3" --arg field "$4" '[.hwsight.chips[] | .name as $chip | .features[]
 		| select(.kind == $kind and .[$field] != null)
 		| {chip: $chip, sensor: .name, value: (.[$field] | if type == "boolean" then (if . then 1 else 0 end) else . end)}]
 		| sort' "$TMP/sensors.json")

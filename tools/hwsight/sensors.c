@@ -126,11 +126,6 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-static bool shown(const struct hws_subfeature *sub, enum output out)
-{
-	return out != OUT_JSON || !(sub->flags & HWS_SUB_EXTRA);
-}
-
 static void print_json_chip(FILE *f, const struct hws_chip *chip, const struct options *o, bool first)
 {
 	bool first_feature = true;
@@ -147,16 +142,18 @@ static void print_json_chip(FILE *f, const struct hws_chip *chip, const struct o
 		const struct hws_feature *ft = &chip->features[i];
 		bool first_sub = true;
 
-		if (!ft->n_subfeatures || (ft->subfeatures[0].flags & HWS_SUB_EXTRA))
+		/* sensors -j's keys are libsensors' labels, and it knows
+		 * nothing of hwsight's extras. */
+		if (!ft->sensors_label)
 			continue;
 		fputs(first_feature ? "      " : ",\n      ", f);
 		first_feature = false;
-		tool_json_string(f, ft->label);
+		tool_json_string(f, ft->sensors_label);
 		fputs(":{\n", f);
 		for (size_t j = 0; j < ft->n_subfeatures; j++) {
 			const struct hws_subfeature *sub = &ft->subfeatures[j];
 
-			if (!shown(sub, OUT_JSON))
+			if (sub->flags & HWS_SUB_EXTRA)
 				continue;
 			fputs(first_sub ? "         " : ",\n         ", f);
 			first_sub = false;
@@ -191,10 +188,38 @@ static void print_raw_chip(FILE *f, const struct hws_chip *chip, const struct op
 	fputc('\n', f);
 }
 
+/* The SI prefix sensors(1) gives a reading (not a limit): "792.00 mV". */
+static const char *si_prefix(double *v)
+{
+	static const struct { double upper; const char *prefix; } scales[] = {
+		{ 1e-6, "n" }, { 1e-3, "u" }, { 1, "m" }, { 1e3, "" }, { 1e6, "k" }, { 1e9, "M" }, { 0, "G" },
+	};
+	double divisor = 1e-9;
+	size_t k = 0;
+
+	if (*v == 0)
+		return "";
+	while (scales[k].upper && fabs(*v) > scales[k].upper)
+		divisor = scales[k++].upper;
+	*v /= divisor;
+	return scales[k].prefix;
+}
+
 /* A value as sensors(1) prints it for this kind of channel. */
 static void format_value(char *buf, size_t size, enum hws_sensor_kind kind, double v, bool with_sign)
 {
+	const char *prefix;
+
 	switch (kind) {
+	case HWS_SENSOR_IN:
+	case HWS_SENSOR_CURR:
+	case HWS_SENSOR_POWER:
+	case HWS_SENSOR_ENERGY:
+		if (with_sign)
+			goto plain;
+		prefix = si_prefix(&v);
+		snprintf(buf, size, "%6.2f %s%s", v, prefix, hws_sensor_unit(kind));
+		break;
 	case HWS_SENSOR_FAN:
 		snprintf(buf, size, "%4.0f RPM", v);
 		break;
@@ -205,6 +230,7 @@ static void format_value(char *buf, size_t size, enum hws_sensor_kind kind, doub
 		snprintf(buf, size, "%3.0f%%", v * 100 / 255);
 		break;
 	default:
+	plain:
 		snprintf(buf, size, with_sign ? "%+.2f %s" : "%6.2f %s", v, hws_sensor_unit(kind));
 	}
 }
@@ -364,8 +390,10 @@ static int print_all(const struct hws_sensors *s, const struct options *o)
 		const struct hws_chip *chip = hws_sensors_chip(s, i);
 
 		/* A chip without a single channel is no sensor (sensors(1)
-		 * leaves it out too). */
-		if (!chip->present || !chip->n_features || !selected(s, chip, o))
+		 * leaves it out too); -j carries exactly the chips sensors -j
+		 * does, those libsensors lists. */
+		if (!chip->present || !chip->n_features || !selected(s, chip, o) ||
+		    (o->output == OUT_JSON && !chip->listed))
 			continue;
 		for (size_t f = 0; f < chip->n_features; f++)
 			for (size_t j = 0; j < chip->features[f].n_subfeatures; j++)

@@ -114,6 +114,11 @@ struct hws_feature {
 	enum hws_sensor_kind kind;
 	size_t n_subfeatures;
 	struct hws_subfeature *subfeatures;
+	/* What libsensors' sensors_get_label() says (config label, driver
+	 * label, else the feature's name: never hwsight's chip defaults),
+	 * which is what "sensors -j" keys the feature by. NULL for a feature
+	 * libsensors does not list (pwm, light, or on an unlisted chip). */
+	const char *sensors_label;
 };
 
 struct hws_chip {
@@ -124,6 +129,10 @@ struct hws_chip {
 	bool present;              /* false once the chip vanished (unbound) */
 	size_t n_features;
 	struct hws_feature *features;
+	/* libsensors lists the chip, so sensors(1) shows it. A chip on a bus
+	 * libsensors does not know, or with no feature it knows (a lone
+	 * pwm1_enable), is named by hwsight and left out of "sensors -j". */
+	bool listed;
 };
 
 enum hws_sensors_reader {
