@@ -195,6 +195,16 @@ for bed in "${beds[@]}"; do
 	printf '[daemon]\nstate_directory = %s\nlog_target = stderr\nlog_level = debug\n' \
 		"$TMP/state" >"$TMP/hwsightd.conf"
 	daemon_start "$bed" "$TMP/hwsightd.conf"
+	# daemon_start returns after the first chip's poll; the API has a
+	# chip once its poller has read it.
+	for _ in $(seq 100); do
+		unpolled=$(for CHIP in $chips; do
+			grep -qF "poll $CHIP: " "$TMP/daemon.log" || echo "$CHIP"
+		done)
+		[ -z "$unpolled" ] && break
+		sleep 0.1
+	done
+	expect_eq "$name: hwsightd polled every chip of sensors -j" "" "$unpolled"
 	api=$(curl -s "$URL/api/v1/sensors")
 	daemon_cleanup 2>/dev/null
 	UMOCKDEV_PID='' DAEMON_PID=''

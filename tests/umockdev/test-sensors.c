@@ -78,14 +78,17 @@ static void missing_attribute(enum hws_sensors_reader reader)
 	struct hws_sensors_options o = { .config = "/dev/null", .reader = reader };
 	const struct hws_chip *chip;
 	struct hws_sensors *s;
-	char path[4096];
+	gchar *sys, *path;
 
 	add_it87(tb);
 	ASSERT_EQ(hws_sensors_new(&o, &s), 0);
 	ASSERT_EQ(hws_sensors_chip_count(s), 1);
-	snprintf(path, sizeof(path), "%s%s/hwmon/hwmon2/temp1_max", umockdev_testbed_get_sys_dir(tb),
-		 CHIP_A);
+	/* The testbed hands its directory over as a string of our own. */
+	sys = umockdev_testbed_get_sys_dir(tb);
+	path = g_strconcat(sys, CHIP_A "/hwmon/hwmon2/temp1_max", NULL);
 	ASSERT_EQ(unlink(path), 0);
+	g_free(path);
+	g_free(sys);
 
 	ASSERT_EQ(hws_sensors_read(s, 0), 3);
 	chip = hws_sensors_chip(s, 0);
