@@ -362,6 +362,32 @@ void hwsd_cameras_hotplug(struct hwsd *d)
 	hwsd_status(d);
 }
 
+static char *snapshot_directory(const struct hwsd_config *c, const struct hwsd_camera_conf *conf)
+{
+	char *dir;
+
+	if (conf->directory)
+		return strdup(conf->directory);
+	return asprintf(&dir, "%s/snapshots", c->state_dir) < 0 ? NULL : dir;
+}
+
+int hwsd_cameras_prepare(const struct hwsd_config *c, char *why, size_t size)
+{
+	for (size_t i = 0; i < c->n_cameras; i++) {
+		char *dir = snapshot_directory(c, &c->cameras[i]);
+		int r = dir ? hwsd_mkdir_p(dir, 0750) : -ENOMEM;
+
+		if (r < 0) {
+			snprintf(why, size, "camera %s: cannot create %s: %s", c->cameras[i].name,
+				 dir ? dir : "its snapshot directory", strerror(-r));
+			free(dir);
+			return r;
+		}
+		free(dir);
+	}
+	return 0;
+}
+
 static int camera_init(struct hwsd *d, struct hwsd_camera *cam, const struct hwsd_camera_conf *conf)
 {
 	int r;
@@ -370,10 +396,7 @@ static int camera_init(struct hwsd *d, struct hwsd_camera *cam, const struct hws
 	cam->conf = conf;
 	INIT_DELAYED_WORK(&cam->periodic, periodic_work);
 	INIT_DELAYED_WORK(&cam->capture, capture_work);
-	if (conf->directory)
-		cam->directory = strdup(conf->directory);
-	else if (asprintf(&cam->directory, "%s/snapshots", d->config->state_dir) < 0)
-		cam->directory = NULL;
+	cam->directory = snapshot_directory(d->config, conf);
 	if (!cam->directory)
 		return -ENOMEM;
 	r = hws_image_encoder_new(&cam->enc);
@@ -385,9 +408,6 @@ static int camera_init(struct hwsd *d, struct hwsd_camera *cam, const struct hws
 	cam->wq = create_freezeable_workqueue("hwsight-camera");
 	if (!cam->wq)
 		return -ENOMEM;
-	r = hwsd_mkdir_p(cam->directory, 0750);
-	if (r < 0)
-		log_warning("camera %s: cannot create %s: %s", conf->name, cam->directory, strerror(-r));
 	prune(cam);
 	atomic_store(&cam->present, device_exists(conf->device));
 	hwsd_live_set_present(cam->live, atomic_load(&cam->present));

@@ -25,6 +25,7 @@
 struct hwsd_guard {
 	struct delayed_work dwork;
 	struct hwsd *d;
+	const struct hwsd_motion_conf *conf;
 	struct hws_motion *motion;
 	struct hws_motion_detector *detector;
 	char *disks;                 /* "sda sdb", for messages and events */
@@ -61,7 +62,7 @@ static int write_unload_heads(const char *disk, unsigned ms)
 /* Park (@ms > 0) or release (0) every disk; log what failed. */
 static void park_all(struct hwsd_guard *g, unsigned ms)
 {
-	const struct hwsd_motion_conf *m = &g->d->config->motion;
+	const struct hwsd_motion_conf *m = g->conf;
 
 	for (size_t i = 0; i < m->n_disks; i++) {
 		int r = write_unload_heads(m->disks[i], ms);
@@ -92,7 +93,7 @@ static void event(struct hwsd_guard *g, const char *name, const char *what)
 static void guard_work(struct work_struct *work)
 {
 	struct hwsd_guard *g = container_of(work, struct hwsd_guard, dwork.work);
-	const struct hwsd_motion_conf *m = &g->d->config->motion;
+	const struct hwsd_motion_conf *m = g->conf;
 	struct hws_motion_detector_state state;
 	struct hws_motion_sample sample;
 	int r, events;
@@ -133,43 +134,28 @@ rearm:
 	queue_delayed_work(g->d->motion_wq, &g->dwork, msecs_to_jiffies(m->interval_ms));
 }
 
-int hwsd_guard_start(struct hwsd *d)
+struct hwsd_guard *hwsd_guard_free(struct hwsd_guard *g)
 {
-	const struct hwsd_motion_conf *m = &d->config->motion;
-	struct hws_motion_detector_params params = { .threshold = m->sensitivity };
-	struct hws_motion_options opts = { .interval_ms = m->interval_ms };
-	struct hwsd_guard *g;
-	size_t len = 0;
-	int r;
-
-	if (!m->enabled)
-		return 0;
-	g = calloc(1, sizeof(*g));
 	if (!g)
-		return -ENOMEM;
-	g->d = d;
-	INIT_DELAYED_WORK(&g->dwork, guard_work);
-	r = hws_motion_open(&opts, &g->motion);
-	if (r == -ENODEV) {
-		log_notice("no motion sensor (ams, applesmc): disk protection is off");
-		free(g);
-		return 0;
-	}
-	if (r < 0)
-		goto fail;
-	r = hws_motion_load_driver_calibration(g->motion);
-	if (r < 0 && r != -EOPNOTSUPP)
-		log_warning("motion sensor: no calibration from the driver: %s", strerror(-r));
-	r = hws_motion_detector_new(&params, &g->detector);
-	if (r < 0)
-		goto fail;
+		return NULL;
+	hws_motion_detector_free(g->detector);
+	hws_motion_close(g->motion);
+	free(g->disks);
+	free(g);
+	return NULL;
+}
+
+/* "sda sdb", and a warning for each disk that cannot be parked. */
+static int disks_list(struct hwsd_guard *g)
+{
+	const struct hwsd_motion_conf *m = g->conf;
+	size_t len = 0;
+
 	for (size_t i = 0; i < m->n_disks; i++)
 		len += strlen(m->disks[i]) + 1;
 	g->disks = calloc(1, len + 1);
-	if (!g->disks) {
-		r = -ENOMEM;
-		goto fail;
-	}
+	if (!g->disks)
+		return -ENOMEM;
 	for (size_t i = 0; i < m->n_disks; i++) {
 		char path[256];
 
@@ -180,17 +166,66 @@ int hwsd_guard_start(struct hwsd *d)
 		if (access(path, W_OK) < 0)
 			log_warning("%s: %s: %s; it cannot be protected", m->disks[i], path, strerror(errno));
 	}
-	log_info("watching the motion sensor every %u ms%s%s", m->interval_ms,
-		 m->n_disks ? " to protect " : " (no disks to protect)", g->disks);
+	return 0;
+}
+
+int hwsd_guard_new(struct hwsd *d, const struct hwsd_motion_conf *m, struct hwsd_guard **ret,
+		   char *why, size_t size)
+{
+	struct hws_motion_detector_params params = { .threshold = m->sensitivity };
+	struct hws_motion_options opts = { .interval_ms = m->interval_ms };
+	struct hws_motion_sample sample;
+	struct hwsd_guard *g;
+	int r;
+
+	*ret = NULL;
+	if (!m->enabled)
+		return 0;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->d = d;
+	g->conf = m;
+	INIT_DELAYED_WORK(&g->dwork, guard_work);
+	r = hws_motion_open(&opts, &g->motion);
+	/* A sensor that cannot be read now would only fail in the work. */
+	if (r >= 0)
+		r = hws_motion_read(g->motion, &sample);
+	if (r == -ENODEV) {
+		log_notice("no motion sensor (ams, applesmc): disk protection is off");
+		hwsd_guard_free(g);
+		return 0;
+	}
+	if (r < 0 && r != -EAGAIN) {
+		snprintf(why, size, "motion sensor: %s", strerror(-r));
+		goto fail;
+	}
+	r = hws_motion_load_driver_calibration(g->motion);
+	if (r < 0 && r != -EOPNOTSUPP)
+		log_warning("motion sensor: no calibration from the driver: %s", strerror(-r));
+	r = hws_motion_detector_new(&params, &g->detector);
+	if (r >= 0)
+		r = disks_list(g);
+	if (r < 0) {
+		snprintf(why, size, "disk protection: %s", strerror(-r));
+		goto fail;
+	}
+	*ret = g;
+	return 0;
+fail:
+	hwsd_guard_free(g);
+	return r;
+}
+
+void hwsd_guard_start(struct hwsd *d, struct hwsd_guard *g)
+{
+	if (!g)
+		return;
+	log_info("watching the motion sensor every %u ms%s%s", g->conf->interval_ms,
+		 g->conf->n_disks ? " to protect " : " (no disks to protect)", g->disks);
 	d->guard = g;
 	atomic_store(&d->motion_watched, true);
 	queue_delayed_work(d->motion_wq, &g->dwork, 0);
-	return 0;
-fail:
-	hws_motion_detector_free(g->detector);
-	hws_motion_close(g->motion);
-	free(g);
-	return r;
 }
 
 void hwsd_guard_stop(struct hwsd *d)
@@ -204,9 +239,5 @@ void hwsd_guard_stop(struct hwsd *d)
 	/* Never leave the heads parked behind us. */
 	if (g->parked)
 		park_all(g, 0);
-	hws_motion_detector_free(g->detector);
-	hws_motion_close(g->motion);
-	free(g->disks);
-	free(g);
-	d->guard = NULL;
+	d->guard = hwsd_guard_free(g);
 }

@@ -132,14 +132,22 @@ void hwsd_alarms_active(struct hwsd *d, const char *chip, const char *sensor, ch
 void hwsd_alarms_describe(const struct hws_feature *f, const struct hwsd_chip_conf *conf,
 			  char *buf, size_t size);
 
-/* capture-jobs.c */
+/* capture-jobs.c; prepare makes what a camera of @c needs before any
+ * stops (its snapshot directory), @why says what failed. */
+int hwsd_cameras_prepare(const struct hwsd_config *c, char *why, size_t size);
 int hwsd_cameras_start(struct hwsd *d);
 void hwsd_cameras_stop(struct hwsd *d);
 void hwsd_cameras_trigger(struct hwsd *d, unsigned reason);
 void hwsd_cameras_hotplug(struct hwsd *d);
 
-/* disk-protect.c */
-int hwsd_guard_start(struct hwsd *d);
+/* disk-protect.c: the guard is made (the sensor opened and read once)
+ * before anything running stops, so that a reload can refuse. *ret is
+ * NULL when disk protection is off (not enabled, or no sensor). On
+ * failure @why says what. */
+int hwsd_guard_new(struct hwsd *d, const struct hwsd_motion_conf *m, struct hwsd_guard **ret,
+		   char *why, size_t size);
+struct hwsd_guard *hwsd_guard_free(struct hwsd_guard *g);
+void hwsd_guard_start(struct hwsd *d, struct hwsd_guard *g);   /* it is d's now */
 void hwsd_guard_stop(struct hwsd *d);
 
 /* exec.c: run [daemon] exec= for an event; never waits. */

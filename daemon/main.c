@@ -167,20 +167,46 @@ static void sensors_log(void *userdata, const char *message)
 	snprintf(sensors_said, sizeof(sensors_said), "%s", message);
 }
 
-static int sensors_open(struct hwsd *d, const struct hwsd_config *c)
+static struct hws_sensors_options sensors_options(const struct hwsd_config *c)
 {
-	struct hws_sensors_options so = {
+	sensors_said[0] = '\0';
+	return (struct hws_sensors_options){
 		.config = c->sensors_config, .reader = c->reader, .log = sensors_log,
 	};
+}
+
+/* Why hws_sensors_new() or _reconfigure() said @r. */
+static void sensors_why(const struct hwsd_config *c, int r, char *why, size_t size)
+{
+	if (r == -EINVAL)
+		snprintf(why, size, "sensors configuration refused: %s", sensors_said);
+	else
+		snprintf(why, size, "sensors: %s: %s",
+			 c->sensors_config ? c->sensors_config : "/etc/sensors3.conf", strerror(-r));
+}
+
+static int sensors_open(struct hwsd *d, const struct hwsd_config *c)
+{
+	struct hws_sensors_options so = sensors_options(c);
+	char why[768];
 	int r;
 
-	sensors_said[0] = '\0';
 	r = hws_sensors_new(&so, &d->sensors);
-	if (r == -EINVAL)
-		log_error("sensors configuration refused: %s", sensors_said);
-	else if (r < 0)
-		log_error("sensors: %s: %s", c->sensors_config ? c->sensors_config : "/etc/sensors3.conf",
-			  strerror(-r));
+	if (r < 0) {
+		sensors_why(c, r, why, sizeof(why));
+		log_error("%s", why);
+	}
+	return r;
+}
+
+/* With the pollers stopped: @c's sensors config, or the one in force. */
+static int sensors_reconfigure(struct hwsd *d, const struct hwsd_config *c, char *why, size_t size)
+{
+	struct hws_sensors_options so = sensors_options(c);
+	int r = hws_sensors_reconfigure(d->sensors, &so);
+
+	if (r < 0)
+		sensors_why(c, r, why, size);
 	return r;
 }
 
@@ -196,16 +222,14 @@ void hwsd_status(struct hwsd *d)
 		   cams, cams == 1 ? "" : "s", alarms, alarms == 1 ? "" : "s");
 }
 
-/* The jobs, in the order in which one may trigger the next. */
-static int jobs_start(struct hwsd *d)
+/* What the jobs of @c need that can fail for reasons of their own, made
+ * before anything running stops. */
+static int jobs_prepare(struct hwsd *d, const struct hwsd_config *c, struct hwsd_guard **guard,
+			char *why, size_t size)
 {
-	int r = hwsd_cameras_start(d);
+	int r = hwsd_cameras_prepare(c, why, size);
 
-	if (r >= 0)
-		r = hwsd_guard_start(d);
-	if (r >= 0)
-		r = hwsd_pollers_start(d);
-	return r;
+	return r < 0 ? r : hwsd_guard_new(d, &c->motion, guard, why, size);
 }
 
 static void jobs_stop(struct hwsd *d)
@@ -213,6 +237,24 @@ static void jobs_stop(struct hwsd *d)
 	hwsd_pollers_stop(d);
 	hwsd_guard_stop(d);
 	hwsd_cameras_stop(d);
+}
+
+/* The jobs of d->config, in the order in which one may trigger the next;
+ * all of them or none. @guard is the one jobs_prepare() made. */
+static int jobs_start(struct hwsd *d, struct hwsd_guard *guard)
+{
+	int r = hwsd_cameras_start(d);
+
+	if (r < 0) {
+		hwsd_guard_free(guard);
+		hwsd_cameras_stop(d);
+		return r;
+	}
+	hwsd_guard_start(d, guard);
+	r = hwsd_pollers_start(d);
+	if (r < 0)
+		jobs_stop(d);
+	return r;
 }
 
 /* The HTTP side, where --listen or the config says; a failure is logged.
@@ -255,45 +297,81 @@ static void history_start(struct hwsd *d, bool reloading)
 	free(dir);
 }
 
-static int reload(struct main_loop *ml)
+static void refuse(const char *why)
+{
+	log_error("reload refused: %s; the running configuration stays in force", why);
+}
+
+/*
+ * A reload is a transaction: what the new config needs is made while the
+ * old one runs, and nothing is stopped until that worked. libsensors
+ * allows one context, so the pollers stop while it reads the new config;
+ * if it refuses, they start again on the old one. Should the new jobs
+ * still fail to start (out of memory, say), the old config is started
+ * again, and if that fails too the daemon stops with an error so that
+ * systemd restarts it: READY=1 is never sent without the pollers.
+ */
+static void reload(struct main_loop *ml)
 {
 	struct hwsd *d = &ml->d;
 	struct hwsd_config *c = NULL, *old = d->config;
+	struct hwsd_guard *guard = NULL;
+	char why[768];
 	int r;
 
 	log_info("reloading %s", ml->o.config ? ml->o.config : HWSD_DEFAULT_CONFIG);
-	r = load_config(ml->o.config, &c);
-	if (r < 0) {
+	if (load_config(ml->o.config, &c) < 0) {
 		log_error("reload refused; the running configuration stays in force");
-		return r;
+		return;
+	}
+	if (jobs_prepare(d, c, &guard, why, sizeof(why)) < 0) {
+		refuse(why);
+		hwsd_config_free(c);
+		return;
 	}
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
 	hwsd_live_set_pause(&d->live, true);
-	jobs_stop(d);
-	/* libsensors allows one context: the new one (with sensors.conf
-	 * read again) can only be made once the old one is gone. */
-	d->sensors = hws_sensors_free(d->sensors);
-	r = sensors_open(d, c);
+	hwsd_pollers_stop(d);
+	r = sensors_reconfigure(d, c, why, sizeof(why));
 	if (r < 0) {
-		log_error("reload refused; the running configuration stays in force");
+		refuse(why);
+		hwsd_guard_free(guard);
 		hwsd_config_free(c);
-		c = old;
-		old = NULL;
-		if (sensors_open(d, c) < 0)
-			log_error("the running sensors configuration fails now too: no chip is polled");
+		r = hwsd_pollers_start(d);
+		goto done;
 	}
+	hwsd_guard_stop(d);
+	hwsd_cameras_stop(d);
 	d->config = c;
-	hwsd_config_free(old);
 	apply_logging(ml);
+	r = jobs_start(d, guard);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "its jobs cannot start: %s", strerror(-r));
+		refuse(why);
+		d->config = old;
+		old = c;
+		apply_logging(ml);
+		r = sensors_reconfigure(d, d->config, why, sizeof(why));
+		if (r >= 0)
+			r = jobs_prepare(d, d->config, &guard, why, sizeof(why));
+		if (r >= 0 && (r = jobs_start(d, guard)) < 0)
+			snprintf(why, sizeof(why), "%s", strerror(-r));
+		if (r < 0)
+			log_error("the running configuration cannot start again: %s", why);
+	}
+	hwsd_config_free(old);
 	http_start(ml);
 	history_start(d, true);
-	r = jobs_start(d);
-	if (r < 0)
-		log_error("restarting the jobs failed: %s", strerror(-r));
+done:
 	hwsd_live_set_pause(&d->live, false);
+	if (r < 0) {
+		log_error("neither the new nor the running configuration can start: stopping");
+		sd_notify(0, "STOPPING=1\nSTATUS=stopping: no configuration can start");
+		sd_event_exit(ml->event, 1);
+		return;
+	}
 	sd_notify(0, "READY=1");
 	hwsd_status(d);
-	return 0;
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -474,6 +552,8 @@ int main(int argc, char **argv)
 {
 	struct main_loop ml = { .ready_fd = -1 };
 	struct hwsd *d = &ml.d;
+	struct hwsd_guard *guard = NULL;
+	char why[768];
 	sigset_t mask;
 	int r;
 
@@ -522,10 +602,15 @@ int main(int argc, char **argv)
 	r = queues_create(d);
 	if (r >= 0)
 		r = loop_setup(&ml);
+	snprintf(why, sizeof(why), "%s", strerror(-r));
 	if (r >= 0)
-		r = jobs_start(d);
+		r = jobs_prepare(d, d->config, &guard, why, sizeof(why));
+	if (r >= 0) {
+		r = jobs_start(d, guard);
+		snprintf(why, sizeof(why), "%s", strerror(-r));
+	}
 	if (r < 0) {
-		log_error("cannot start: %s", strerror(-r));
+		log_error("cannot start: %s", why);
 		goto fail;
 	}
 	/* Told to serve HTTP and unable to: fail, so that systemd and the
@@ -533,12 +618,13 @@ int main(int argc, char **argv)
 	if (http_start(&ml) < 0)
 		goto fail;
 	ready(&ml);
+	/* The loop's own failure, or a reload that left nothing to run. */
 	r = sd_event_loop(ml.event);
 	if (r < 0)
 		log_error("main loop: %s", strerror(-r));
 	teardown(&ml);
 	log_info("stopped");
-	return r < 0 ? 1 : 0;
+	return r != 0 ? 1 : 0;
 fail:
 	teardown(&ml);
 	return 1;

@@ -57,15 +57,44 @@ static int chips_load(struct hws_sensors *s)
 	return r;
 }
 
+static bool reader_valid(enum hws_sensors_reader r)
+{
+	return r == HWS_READER_FAST || r == HWS_READER_LIBSENSORS || r == HWS_READER_PREAD;
+}
+
+/* Take @opts as the context's, its config read afresh at the next load. */
+static int options_set(struct hws_sensors *s, const struct hws_sensors_options *opts)
+{
+	char *config = NULL;
+
+	if (opts && opts->config && !(config = strdup(opts->config)))
+		return -ENOMEM;
+	s->opts = opts ? *opts : (struct hws_sensors_options){ 0 };
+	if (!s->opts.settings_refresh_ms)
+		s->opts.settings_refresh_ms = 60000;
+	s->opts.config = NULL;
+	s->config = config;
+	s->config_text = NULL;
+	s->config_len = 0;
+	return 0;
+}
+
+/* Without io_uring the fast reader reads value by value. */
+static void batch_fit(struct hws_sensors *s)
+{
+	if (s->opts.reader != HWS_READER_FAST) {
+		hws__batch_free(s->batch);
+		s->batch = NULL;
+	} else if (!s->batch && hws__batch_new(&s->batch) < 0)
+		s->batch = NULL;
+}
+
 int hws_sensors_new(const struct hws_sensors_options *opts, struct hws_sensors **ret_sensors)
 {
 	struct hws_sensors *s;
 	int r;
 
-	if (!ret_sensors)
-		return -EINVAL;
-	if (opts && opts->reader != HWS_READER_FAST && opts->reader != HWS_READER_LIBSENSORS &&
-	    opts->reader != HWS_READER_PREAD)
+	if (!ret_sensors || (opts && !reader_valid(opts->reader)))
 		return -EINVAL;
 	if (atomic_flag_test_and_set(&in_use))
 		return -EBUSY;
@@ -74,25 +103,53 @@ int hws_sensors_new(const struct hws_sensors_options *opts, struct hws_sensors *
 		atomic_flag_clear(&in_use);
 		return -ENOMEM;
 	}
-	if (opts)
-		s->opts = *opts;
-	if (!s->opts.settings_refresh_ms)
-		s->opts.settings_refresh_ms = 60000;
-	if (s->opts.config && !(s->config = strdup(s->opts.config))) {
-		r = -ENOMEM;
-		goto fail;
+	r = options_set(s, opts);
+	if (r >= 0)
+		r = chips_load(s);
+	if (r < 0) {
+		hws_sensors_free(s);
+		return r;
 	}
-	s->opts.config = NULL;
-	r = chips_load(s);
-	if (r < 0)
-		goto fail;
-	/* Without io_uring the fast reader reads value by value. */
-	if (s->opts.reader == HWS_READER_FAST && hws__batch_new(&s->batch) < 0)
-		s->batch = NULL;
+	batch_fit(s);
 	*ret_sensors = s;
 	return 0;
-fail:
-	hws_sensors_free(s);
+}
+
+static void chips_unload(struct hws_sensors *s)
+{
+	chips_free(s);
+	hws__libsensors_unload(s);
+}
+
+int hws_sensors_reconfigure(struct hws_sensors *s, const struct hws_sensors_options *opts)
+{
+	struct hws_sensors old;
+	int r;
+
+	if (!s || !opts || !reader_valid(opts->reader))
+		return -EINVAL;
+	chips_unload(s);
+	old = *s;
+	r = options_set(s, opts);
+	if (r >= 0) {
+		r = chips_load(s);
+		if (r >= 0) {
+			free(old.config_text);
+			free(old.config);
+			batch_fit(s);
+			return 0;
+		}
+		chips_unload(s);
+		free(s->config_text);
+		free(s->config);
+	}
+	/* The old config was accepted once: load what it said. */
+	s->opts = old.opts;
+	s->config = old.config;
+	s->config_text = old.config_text;
+	s->config_len = old.config_len;
+	if (chips_load(s) < 0)
+		chips_unload(s);
 	return r;
 }
 

@@ -149,6 +149,16 @@ human_line() {
 	expect_line "$1" "$3" "$(feature_line "$2" "$4")"
 }
 
+# daemon_section [LINE]...: the [daemon] section of a run watched through
+# its log: no HTTP (9787 may be another run's, and a port in use stops the
+# daemon), 200 ms polls, its state in TMP, the log on stderr at debug;
+# then each LINE.
+daemon_section() {
+	printf '[daemon]\nlisten = off\npoll_interval = 200ms\nstate_directory = %s\n' "$TMP/state"
+	printf 'log_target = stderr\nlog_level = debug\n'
+	[ $# -eq 0 ] || printf '%s\n' "$@"
+}
+
 # daemon_start TESTBED CONF: hwsightd -f under umockdev-run on TESTBED,
 # listening on a free port, its log in $TMP/daemon.log; once it serves and
 # has polled, sets DAEMON_PID, UMOCKDEV_PID and URL. daemon_cleanup ends

@@ -24,24 +24,12 @@ expect_line "--once: fan3's alarm bit" '^pc87427-isa-0900 fan3 [0-9.]+ RPM ALARM
 expect_line "--once: temp2 over its max" '^pc87427-isa-0900 temp2 [0-9.]+ °C .*ALARM\(max\)' "$OUT"
 
 # --- the running daemon, the chip's alarm bits changing under it, and
-# the heads of sda parked and released as the "machine" is shaken. No
-# HTTP: 9787 may be another run's, and a port in use stops the daemon.
-cat >"$TMP/hwsightd.conf" <<EOF
-[daemon]
-listen = off
-poll_interval = 200ms
-state_directory = $TMP/state
-log_target = stderr
-log_level = debug
-exec = echo "\$HWSIGHT_EVENT \$HWSIGHT_DISKS" >>$TMP/exec.log
-
-[motion]
-enabled = yes
-sensitivity = 15
-interval = 20ms
-disks = sda
-park_time = 3s
-EOF
+# the heads of sda parked and released as the "machine" is shaken.
+{
+	daemon_section "exec = echo \"\$HWSIGHT_EVENT \$HWSIGHT_DISKS\" >>$TMP/exec.log"
+	printf '\n[motion]\nenabled = yes\nsensitivity = 15\ninterval = 20ms\n'
+	printf 'disks = sda\npark_time = 3s\n'
+} >"$TMP/hwsightd.conf"
 cat >"$TMP/disk.umockdev" <<'EOF'
 P: /devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0
 E: SUBSYSTEM=scsi

@@ -70,6 +70,33 @@ static void write_file(const char *path, const char *text)
 	ASSERT_EQ(fclose(f), 0);
 }
 
+/* A context on the it87 alone, temp1 labelled "CPU" by a config in a file
+ * of its own (@conf, a mkstemp() template) that the case rewrites. */
+static struct hws_sensors *it87_labelled(UMockdevTestbed *tb, char *conf, struct hws_sensors_options *o)
+{
+	struct hws_sensors *s;
+	int fd = mkstemp(conf);
+
+	ASSERT_TRUE(fd >= 0);
+	close(fd);
+	write_file(conf, "chip \"it8728-*\"\n    label temp1 \"CPU\"\n");
+	o->config = conf;
+	add_it87(tb);
+	ASSERT_EQ(hws_sensors_new(o, &s), 0);
+	ASSERT_EQ(hws_sensors_chip_count(s), 1);
+	ASSERT_STR_EQ(hws_sensors_chip(s, 0)->features[0].label, "CPU");
+	return s;
+}
+
+/* What an admin and the hardware do to a running context: a line added
+ * to its sensors.conf that libsensors refuses, and a chip that appears. */
+static void break_config_add_chip(UMockdevTestbed *tb, const char *conf)
+{
+	/* (Not an unclosed quote: libsensors 3.6 leaks a token on that.) */
+	write_file(conf, "chip \"it8728-*\"\n    label temp1 \"CPU\"\n    nonsense here\n");
+	add_coretemp(tb);
+}
+
 /* temp1_max removed before its first read: the chip stays, the value says
  * ENOENT, the rest reads on. The io_uring reader used to drop the chip. */
 static void missing_attribute(enum hws_sensors_reader reader)
@@ -113,21 +140,10 @@ TEST(rescan_keeps_the_config_it_started_with)
 {
 	UMockdevTestbed *tb = testbed();
 	struct hws_sensors_options o = { .reader = HWS_READER_FAST };
-	struct hws_sensors *s;
 	char conf[] = "/tmp/hwsight-sensors-conf-XXXXXX";
-	int fd = mkstemp(conf);
+	struct hws_sensors *s = it87_labelled(tb, conf, &o);
 
-	ASSERT_TRUE(fd >= 0);
-	close(fd);
-	write_file(conf, "chip \"it8728-*\"\n    label temp1 \"CPU\"\n");
-	o.config = conf;
-	add_it87(tb);
-	ASSERT_EQ(hws_sensors_new(&o, &s), 0);
-	ASSERT_EQ(hws_sensors_chip_count(s), 1);
-	ASSERT_STR_EQ(hws_sensors_chip(s, 0)->features[0].label, "CPU");
-
-	write_file(conf, "chip \"it8728-*\"\n    label temp1 \"CPU\n    nonsense here\n");
-	add_coretemp(tb);
+	break_config_add_chip(tb, conf);
 	ASSERT_EQ(hws_sensors_rescan(s), 1);
 	ASSERT_EQ(hws_sensors_chip_count(s), 2);
 	for (size_t i = 0; i < 2; i++) {
@@ -143,6 +159,36 @@ TEST(rescan_keeps_the_config_it_started_with)
 
 	/* A new context reads the config again, and refuses it now. */
 	ASSERT_EQ(hws_sensors_new(&o, &s), -EINVAL);
+	unlink(conf);
+	g_object_unref(tb);
+}
+
+/* A reload told to use a broken config goes on with the one it had; a
+ * good one, and another reader, come into force. */
+TEST(reconfigure_is_all_or_nothing)
+{
+	UMockdevTestbed *tb = testbed();
+	struct hws_sensors_options o = { .reader = HWS_READER_FAST };
+	char conf[] = "/tmp/hwsight-sensors-conf-XXXXXX";
+	struct hws_sensors *s = it87_labelled(tb, conf, &o);
+
+	break_config_add_chip(tb, conf);
+	o.reader = HWS_READER_LIBSENSORS;
+	ASSERT_EQ(hws_sensors_reconfigure(s, &o), -EINVAL);
+	ASSERT_EQ(hws_sensors_chip_count(s), 2);
+	ASSERT_STR_EQ(hws_sensors_chip(s, 0)->features[0].label, "CPU");
+	ASSERT_EQ(hws_sensors_read(s, 0), 6);
+
+	write_file(conf, "chip \"it8728-*\"\n    label temp1 \"Board\"\n");
+	ASSERT_EQ(hws_sensors_reconfigure(s, &o), 0);
+	ASSERT_EQ(hws_sensors_chip_count(s), 2);
+	ASSERT_STR_EQ(hws_sensors_chip(s, 0)->features[0].label, "Board");
+	ASSERT_EQ(hws_sensors_read(s, 0), 6);
+
+	o.config = "/nonexistent/sensors.conf";
+	ASSERT_EQ(hws_sensors_reconfigure(s, &o), -ENOENT);
+	ASSERT_STR_EQ(hws_sensors_chip(s, 0)->features[0].label, "Board");
+	hws_sensors_free(s);
 	unlink(conf);
 	g_object_unref(tb);
 }

@@ -225,6 +225,24 @@ HWS_EXPORT int hws_sensors_read_chip(struct hws_sensors *s, size_t index, unsign
  */
 HWS_EXPORT int hws_sensors_rescan(struct hws_sensors *s);
 
+/**
+ * hws_sensors_reconfigure - load new options into a context, or keep the old
+ * @s: context
+ * @opts: what hws_sensors_new() would take
+ *
+ * libsensors allows one context, so a daemon told to reload cannot make
+ * the new context beside the old one. This reads the new config the way
+ * hws_sensors_new() reads it; if that fails, the context goes on with
+ * the config and options it had. Either way the chips are scanned again
+ * and every struct hws_chip pointer obtained before is invalid.
+ *
+ * Return: 0 when the new options are in force; -EINVAL if libsensors
+ * refuses the config (the reason goes to the new log hook), -ENOENT if
+ * it does not exist, or another negative errno, with the old options in
+ * force (or, should even they fail now, no chip).
+ */
+HWS_EXPORT int hws_sensors_reconfigure(struct hws_sensors *s, const struct hws_sensors_options *opts);
+
 /** hws_sensors_chip_count - the number of chips found */
 HWS_EXPORT size_t hws_sensors_chip_count(const struct hws_sensors *s);
 
