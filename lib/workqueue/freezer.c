@@ -21,7 +21,7 @@
 static size_t set_frozen(bool frozen, struct workqueue_struct ***ret_wqs)
 {
 	struct workqueue_struct **wqs = NULL;
-	struct hws_list_head *p;
+	struct hws__list_head *p;
 	size_t n = 0, cap = 0;
 
 	pthread_mutex_lock(&hws__workqueues_lock);

@@ -40,7 +40,7 @@ static void wheel_insert(struct hws__timer_base *base, struct timer_list *t)
 {
 	unsigned long expires = t->expires;
 	unsigned long delta = expires - base->timer_jiffies;
-	struct hws_list_head *head;
+	struct hws__list_head *head;
 	unsigned slot;
 	int lvl;
 
@@ -84,7 +84,7 @@ void hws__timer_add(struct hws__timer_base *base, struct timer_list *t)
 }
 
 /* Clear the bitmap bit of @head, a slot that has just become empty. */
-static void slot_emptied(struct hws__timer_base *base, struct hws_list_head *head)
+static void slot_emptied(struct hws__timer_base *base, struct hws__list_head *head)
 {
 	uintptr_t p = (uintptr_t)head;
 
@@ -101,7 +101,7 @@ static void slot_emptied(struct hws__timer_base *base, struct hws_list_head *hea
 
 bool hws__timer_del(struct hws__timer_base *base, struct timer_list *t)
 {
-	struct hws_list_head *prev = t->entry.prev, *next = t->entry.next;
+	struct hws__list_head *prev = t->entry.prev, *next = t->entry.next;
 
 	if (!hws__timer_armed(t))
 		return false;
@@ -120,7 +120,7 @@ bool hws__timer_del(struct hws__timer_base *base, struct timer_list *t)
 static bool cascade_level(struct hws__timer_base *base, int lvl)
 {
 	unsigned slot = (base->timer_jiffies >> level_shift(lvl)) & TVN_MASK;
-	struct hws_list_head moving;
+	struct hws__list_head moving;
 
 	hws__list_init(&moving);
 	hws__list_splice_tail_init(&base->tvn[lvl][slot], &moving);
@@ -154,7 +154,7 @@ static void advance_to(struct hws__timer_base *base, unsigned long j)
 }
 
 void hws__timer_collect(struct hws__timer_base *base, unsigned long now,
-			struct hws_list_head *expired)
+			struct hws__list_head *expired)
 {
 	if (base->count == 0) {
 		/* Nothing armed: every slot is empty, so any position is valid. */
@@ -173,7 +173,7 @@ void hws__timer_collect(struct hws__timer_base *base, unsigned long now,
 			advance_to(base, time_after(target, now) ? now + 1 : target);
 			continue;
 		}
-		for (struct hws_list_head *p = base->tv1[idx].next; p != &base->tv1[idx]; p = p->next)
+		for (struct hws__list_head *p = base->tv1[idx].next; p != &base->tv1[idx]; p = p->next)
 			base->count--;
 		hws__list_splice_tail_init(&base->tv1[idx], expired);
 		base->tv1_map[idx / 64] &= ~(1ULL << (idx % 64));
@@ -181,7 +181,7 @@ void hws__timer_collect(struct hws__timer_base *base, unsigned long now,
 	}
 }
 
-void hws__timer_collect_all(struct hws__timer_base *base, struct hws_list_head *all)
+void hws__timer_collect_all(struct hws__timer_base *base, struct hws__list_head *all)
 {
 	for (int i = 0; i < HWS_TVR_SIZE; i++)
 		hws__list_splice_tail_init(&base->tv1[i], all);
@@ -196,12 +196,12 @@ void hws__timer_collect_all(struct hws__timer_base *base, struct hws_list_head *
 	base->next_valid = false;
 }
 
-static unsigned long list_min_expiry(const struct hws_list_head *head)
+static unsigned long list_min_expiry(const struct hws__list_head *head)
 {
 	const struct timer_list *first = container_of(head->next, struct timer_list, entry);
 	unsigned long min = first->expires;
 
-	for (const struct hws_list_head *p = head->next->next; p != head; p = p->next) {
+	for (const struct hws__list_head *p = head->next->next; p != head; p = p->next) {
 		const struct timer_list *t = container_of(p, struct timer_list, entry);
 
 		if (time_before(t->expires, min))

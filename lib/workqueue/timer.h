@@ -30,8 +30,8 @@ struct hws__timer_base {
 	size_t count;
 	uint64_t tv1_map[HWS_TVR_SIZE / 64];
 	uint64_t tvn_map[HWS_TVN_LEVELS];
-	struct hws_list_head tv1[HWS_TVR_SIZE];
-	struct hws_list_head tvn[HWS_TVN_LEVELS][HWS_TVN_SIZE];
+	struct hws__list_head tv1[HWS_TVR_SIZE];
+	struct hws__list_head tvn[HWS_TVN_LEVELS][HWS_TVN_SIZE];
 };
 
 void hws__timer_base_init(struct hws__timer_base *base, unsigned long now);
@@ -53,10 +53,10 @@ bool hws__timer_del(struct hws__timer_base *base, struct timer_list *t);
  * entry.next to NULL once it has unlinked it).
  */
 void hws__timer_collect(struct hws__timer_base *base, unsigned long now,
-			struct hws_list_head *expired);
+			struct hws__list_head *expired);
 
 /* Disarm every timer, expired or not, onto @all. */
-void hws__timer_collect_all(struct hws__timer_base *base, struct hws_list_head *all);
+void hws__timer_collect_all(struct hws__timer_base *base, struct hws__list_head *all);
 
 /* Return: true and the earliest expiry in *ret_expiry, false if none is armed. */
 bool hws__timer_next(struct hws__timer_base *base, unsigned long *ret_expiry);

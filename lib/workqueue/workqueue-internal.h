@@ -22,7 +22,7 @@
  */
 struct hws__cwq {
 	struct workqueue_struct *wq;
-	struct hws_list_head worklist;     /* L: wq->lock */
+	struct hws__list_head worklist;     /* L: wq->lock */
 	struct work_struct *current_work;  /* L: wq->lock */
 	unsigned long completed;           /* L: wq->lock; items finished */
 	int running;                       /* L: wq->lock; >1 while flushing from a handler */
@@ -50,7 +50,7 @@ struct workqueue_struct {
 	bool timer_has_deadline;           /* L: lock; timer_fd is armed */
 	unsigned long timer_deadline;      /* L: lock; for this jiffy */
 
-	struct hws_list_head node;         /* L: hws__workqueues_lock */
+	struct hws__list_head node;         /* L: hws__workqueues_lock */
 	char name[32];
 };
 
@@ -62,7 +62,7 @@ struct workqueue_struct {
  */
 extern pthread_mutex_t hws__freezer_lock;
 extern pthread_mutex_t hws__workqueues_lock;
-extern struct hws_list_head hws__workqueues;      /* L: hws__workqueues_lock */
+extern struct hws__list_head hws__workqueues;      /* L: hws__workqueues_lock */
 extern bool hws__workqueues_frozen;               /* L: hws__workqueues_lock */
 
 /* The worker the calling thread is, or NULL. */

@@ -30,7 +30,7 @@
 
 pthread_mutex_t hws__freezer_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t hws__workqueues_lock = PTHREAD_MUTEX_INITIALIZER;
-struct hws_list_head hws__workqueues = { &hws__workqueues, &hws__workqueues };
+struct hws__list_head hws__workqueues = { &hws__workqueues, &hws__workqueues };
 bool hws__workqueues_frozen;
 
 /* Waiters for another thread's _sync cancel of the same item (rare). */
@@ -104,7 +104,7 @@ static bool claim(struct work_struct *work, struct hws__cwq *cwq)
 }
 
 /* Called with wq->lock held. */
-static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct hws_list_head *at)
+static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct hws__list_head *at)
 {
 	hws__list_add_tail(&work->entry, at);
 	if (cwq->idle)
@@ -300,7 +300,7 @@ static void *worker_main(void *arg)
  */
 static void run_timers(struct workqueue_struct *wq)
 {
-	struct hws_list_head expired;
+	struct hws__list_head expired;
 
 	hws__list_init(&expired);
 	hws__timer_collect(&wq->timers, jiffies, &expired);
@@ -520,7 +520,7 @@ static void barrier_func(struct work_struct *work)
 }
 
 /* Called with wq->lock held. */
-static void insert_barrier(struct hws__cwq *cwq, struct wq_barrier *b, struct hws_list_head *at)
+static void insert_barrier(struct hws__cwq *cwq, struct wq_barrier *b, struct hws__list_head *at)
 {
 	hws__init_work(&b->work, barrier_func, true);
 	atomic_init(&b->done, false);
@@ -561,7 +561,7 @@ void flush_workqueue(struct workqueue_struct *wq)
 			/* No memory for barriers: wait for the list to drain. */
 			unsigned long target = cwq->completed;
 
-			for (struct hws_list_head *p = cwq->worklist.next; p != &cwq->worklist; p = p->next)
+			for (struct hws__list_head *p = cwq->worklist.next; p != &cwq->worklist; p = p->next)
 				target++;
 			target += cwq->running ? 1 : 0;
 			while ((long)(cwq->completed - target) < 0)
@@ -613,7 +613,7 @@ static bool wait_on_work(struct work_struct *work, bool all)
 
 	for (;;) {
 		struct hws__cwq *found = NULL;
-		struct hws_list_head *p;
+		struct hws__list_head *p;
 
 		pthread_mutex_lock(&hws__workqueues_lock);
 		for (p = hws__workqueues.next; p != &hws__workqueues && !found; p = p->next) {
@@ -864,7 +864,7 @@ static bool all_lists_empty(struct workqueue_struct *wq)
 /* Disarm what is still in the timer wheel; its handlers never run. */
 static void drop_timers(struct workqueue_struct *wq)
 {
-	struct hws_list_head all;
+	struct hws__list_head all;
 
 	hws__list_init(&all);
 	hws__timer_collect_all(&wq->timers, &all);
@@ -882,7 +882,7 @@ static void drop_timers(struct workqueue_struct *wq)
 static void drop_queued(struct workqueue_struct *wq)
 {
 	for (int i = 0; i < wq->nr_workers; i++) {
-		struct hws_list_head *list = &wq->cwqs[i].worklist;
+		struct hws__list_head *list = &wq->cwqs[i].worklist;
 
 		while (!hws__list_empty(list)) {
 			struct work_struct *work = container_of(list->next, struct work_struct, entry);

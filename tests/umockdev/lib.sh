@@ -57,25 +57,6 @@ hws() {
 	under "${beds[@]}" -- "$HWSIGHT" "$@"
 }
 
-# expect_same WHAT EXPECTED_TEXT ACTUAL_TEXT: multi-line, shows a diff.
-expect_same() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		not_ok "$1" "$(diff -u --label expected --label actual \
-			<(printf '%s\n' "$2") <(printf '%s\n' "$3"))"
-	fi
-}
-
-# expect_line WHAT ERE TEXT: some line of TEXT matches the extended regex.
-expect_line() {
-	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
-		ok "$1"
-	else
-		not_ok "$1" "no line matches: $2" "in:" "$3"
-	fi
-}
-
 # expect_no_line WHAT ERE TEXT: no line of TEXT matches.
 expect_no_line() {
 	local hit

@@ -79,7 +79,7 @@ static void run_model(unsigned long start)
 		/* Jump to the next expiry half the time, else a short step. */
 		now = (have && rng() % 2) ? want : now + (unsigned long)(rng() % 1000);
 
-		struct hws_list_head expired;
+		struct hws__list_head expired;
 
 		hws__list_init(&expired);
 		hws__timer_collect(&base, now, &expired);
@@ -112,7 +112,7 @@ TEST_TIMEOUT(timer_wheel_model_across_wrap, 120)
 TEST(timer_wheel_collect_all)
 {
 	static struct hws__timer_base base;
-	struct hws_list_head all;
+	struct hws__list_head all;
 	unsigned long next;
 	int n = 0;
 
@@ -124,7 +124,7 @@ TEST(timer_wheel_collect_all)
 	}
 	hws__list_init(&all);
 	hws__timer_collect_all(&base, &all);
-	for (struct hws_list_head *p = all.next; p != &all; p = p->next)
+	for (struct hws__list_head *p = all.next; p != &all; p = p->next)
 		n++;
 	ASSERT_EQ(n, 100);
 	ASSERT_FALSE(hws__timer_next(&base, &next));

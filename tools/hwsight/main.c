@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <hwsight/version.h>
+
 #include "commands.h"
 
 #define HWSIGHT_COMMANDS(X) \
@@ -30,7 +32,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: hwsight COMMAND [OPTION...]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nRun 'hwsight COMMAND --help' for a command's options; see hwsight(1).\n");
+	fprintf(f, "\nRun 'hwsight COMMAND --help' for a command's options, 'hwsight --version' for\n"
+		"the version; see hwsight(1).\n");
 }
 
 int main(int argc, char **argv)
@@ -41,6 +44,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("hwsight %s (libhwsight %s)\n", HWS_VERSION_STRING, hws_version());
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

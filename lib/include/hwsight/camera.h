@@ -21,16 +21,11 @@
 #include <stdint.h>
 
 #include <hwsight/common.h>
+#include <hwsight/frame.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A time in seconds, num/den, as V4L2 gives frame intervals. */
-struct hws_fract {
-	uint32_t num;
-	uint32_t den;
-};
 
 /* ---- the 300 Hz grid (pure functions) ---------------------------------- */
 
@@ -162,17 +157,6 @@ struct hws_capture_setup {
 	struct hws_fract target_interval; /* what the caller gets */
 	bool decimating;         /* keeping one frame per grid point */
 	bool converting;         /* libv4lconvert converts device_fourcc to fourcc */
-};
-
-struct hws_frame {
-	const void *data;        /* valid until the next hws_camera_next() */
-	size_t size;             /* bytes used */
-	uint32_t width;
-	uint32_t height;
-	uint32_t fourcc;
-	uint32_t bytesperline;
-	uint32_t sequence;       /* the driver's */
-	uint64_t timestamp_ns;   /* the driver's, CLOCK_MONOTONIC */
 };
 
 struct hws_capture_stats {

@@ -9,10 +9,12 @@
  * stream of frames costs no allocation per frame.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#include <hwsight/camera.h>
 #include <hwsight/common.h>
+#include <hwsight/frame.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,6 +13,10 @@
 
 #include <hwsight/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HZ 300
 
 #define INITIAL_JIFFIES ((unsigned long)(unsigned int)(-300 * HZ))
@@ -54,5 +58,9 @@ HWS_EXPORT unsigned long __round_jiffies_relative(unsigned long j, int cpu);
 
 /* The CLOCK_MONOTONIC time in ns at which jiffy @j begins. */
 HWS_EXPORT unsigned long long hws_jiffies_to_monotonic_ns(unsigned long j);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,8 +20,13 @@
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 #endif
 
-struct hws_list_head {
-	struct hws_list_head *next, *prev;
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Internal: the links that put an item on its queue or timer. */
+struct hws__list_head {
+	struct hws__list_head *next, *prev;
 };
 
 struct work_struct;
@@ -29,11 +34,19 @@ typedef void (*work_func_t)(struct work_struct *work);
 
 /*
  * data holds the WORK_STRUCT_* flag bits and, while the item is queued, the
- * per-worker queue it sits on. Only the library touches it.
+ * per-worker queue it sits on. Only the library touches it, so C++, which
+ * has no _Atomic, sees the plain type: the same size and alignment on
+ * every Linux ABI.
  */
+#ifdef __cplusplus
+#define HWS__ATOMIC_ULONG unsigned long
+#else
+#define HWS__ATOMIC_ULONG _Atomic unsigned long
+#endif
+
 struct work_struct {
-	_Atomic unsigned long data;
-	struct hws_list_head entry;
+	HWS__ATOMIC_ULONG data;
+	struct hws__list_head entry;
 	work_func_t func;
 };
 
@@ -45,7 +58,7 @@ struct work_struct {
  * (as in the kernel); the rest belongs to the workqueue's timer wheel.
  */
 struct timer_list {
-	struct hws_list_head entry; /* next == NULL while not armed */
+	struct hws__list_head entry; /* next == NULL while not armed */
 	unsigned long expires;
 };
 
@@ -90,10 +103,16 @@ HWS_EXPORT void hws__init_delayed_work(struct delayed_work *dwork, work_func_t f
 /*
  * The _Generic wrappers make passing the wrong kind of item a compile
  * error rather than a warning: a delayed_work handed to queue_work() would
- * otherwise be queued without its timer ever being looked at.
+ * otherwise be queued without its timer ever being looked at. C++ has no
+ * _Generic, and its static_cast refuses that mistake too.
  */
+#ifdef __cplusplus
+#define hws__work_arg(w)  static_cast<struct work_struct *>(w)
+#define hws__dwork_arg(w) static_cast<struct delayed_work *>(w)
+#else
 #define hws__work_arg(w)  _Generic((w), struct work_struct *: (w))
 #define hws__dwork_arg(w) _Generic((w), struct delayed_work *: (w))
+#endif
 
 #define INIT_WORK(_work, _func)        hws__init_work(hws__work_arg(_work), (_func), true)
 #define INIT_WORK_NAR(_work, _func)    hws__init_work(hws__work_arg(_work), (_func), false)
@@ -215,5 +234,9 @@ HWS_EXPORT void thaw_workqueues(void);
 
 /* Number of workers of a queue (one per online CPU, or one). */
 HWS_EXPORT int hws_workqueue_nr_workers(const struct workqueue_struct *wq);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
