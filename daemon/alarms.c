@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "hwsightd.h"
 
 enum state {
@@ -121,11 +122,64 @@ static void format_value(char *buf, size_t size, enum hws_sensor_kind kind, doub
 	snprintf(buf, size, "%.*f%s%s", decimals, v, *unit ? " " : "", unit);
 }
 
-static void report(struct hwsd *d, const char *chip, const struct hws_feature *f,
+/*
+ * The events of one check, published together once it is done, so that
+ * the consumers see one moment (events.h). The strings they point to are
+ * copies: the alarm record an end describes is freed before then.
+ */
+struct batch {
+	struct hwsd_event *evs;
+	char **strings;         /* two per event: its message and sensor */
+	size_t n, cap;
+};
+
+static int batch_add(struct batch *b, const struct hwsd_event *ev)
+{
+	char *message, *sensor;
+
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 8;
+		struct hwsd_event *evs = realloc(b->evs, cap * sizeof(*evs));
+		char **strings;
+
+		if (!evs)
+			return -ENOMEM;
+		b->evs = evs;
+		strings = realloc(b->strings, 2 * cap * sizeof(*strings));
+		if (!strings)
+			return -ENOMEM;
+		b->strings = strings;
+		b->cap = cap;
+	}
+	message = strdup(ev->message);
+	sensor = strdup(ev->sensor);
+	if (!message || !sensor) {
+		free(message);
+		free(sensor);
+		return -ENOMEM;
+	}
+	b->evs[b->n] = *ev;
+	b->evs[b->n].message = b->strings[2 * b->n] = message;
+	b->evs[b->n].sensor = b->strings[2 * b->n + 1] = sensor;
+	b->n++;
+	return 0;
+}
+
+static void batch_publish(struct hwsd *d, struct batch *b)
+{
+	hwsd_events_publish(d->events, b->evs, b->n);
+	for (size_t i = 0; i < 2 * b->n; i++)
+		free(b->strings[i]);
+	free(b->strings);
+	free(b->evs);
+	*b = (struct batch){ 0 };
+}
+
+static void report(struct hwsd *d, struct batch *b, const char *chip, const struct hws_feature *f,
 		   const struct condition *c, bool begins, const char *why)
 {
 	struct hwsd_event ev = HWSD_EVENT_INIT(begins ? "alarm" : "alarm-end");
-	char what[160] = "", value[48], limit[48], label[96] = "";
+	char what[160] = "", value[48], limit[48], label[96] = "", message[1024];
 
 	ev.chip = chip;
 	ev.sensor = f->name;
@@ -146,10 +200,13 @@ static void report(struct hwsd *d, const char *chip, const struct hws_feature *f
 			snprintf(what, sizeof(what), ": %s, %s", value, c->name);
 	} else
 		snprintf(what, sizeof(what), ": %s", c->name);
-	hwsd_log_event(begins ? c->priority : LOG_NOTICE, &ev, "%s: %s %s%s%s%s%s",
-		       begins ? "alarm" : "alarm end", chip, f->name, label, what,
-		       c->from_config ? " (configured)" : "", why);
-	hwsd_exec(d, &ev);
+	snprintf(message, sizeof(message), "%s: %s %s%s%s%s%s", begins ? "alarm" : "alarm end", chip,
+		 f->name, label, what, c->from_config ? " (configured)" : "", why);
+	ev.priority = begins ? c->priority : LOG_NOTICE;
+	ev.message = message;
+	/* Out of memory, the event still goes out, on its own. */
+	if (batch_add(b, &ev) < 0)
+		hwsd_events_publish(d->events, &ev, 1);
 }
 
 static struct alarm *find(struct hwsd_alarms *a, const char *chip, const char *sensor,
@@ -165,6 +222,7 @@ static struct alarm *find(struct hwsd_alarms *a, const char *chip, const char *s
 struct check {
 	struct hwsd *d;
 	const struct hws_chip *chip;
+	struct batch events;
 	int begun;
 };
 
@@ -195,13 +253,13 @@ static void check_condition(void *userdata, const struct hws_feature *f, const s
 	x->seen = true;
 	x->next = a->list;
 	a->list = x;
-	atomic_fetch_add(&k->d->alarms_active, 1);
 	k->begun++;
-	report(k->d, k->chip->name, f, c, true, "");
+	report(k->d, &k->events, k->chip->name, f, c, true, "");
 }
 
 /* End and remove the alarms of @chip that are not marked seen. */
-static int sweep(struct hwsd *d, const struct hws_chip *chip, const char *chip_name, const char *why)
+static int sweep(struct hwsd *d, struct batch *b, const struct hws_chip *chip, const char *chip_name,
+		 const char *why)
 {
 	struct alarm **pp = &d->alarms->list;
 	int ended = 0;
@@ -223,24 +281,23 @@ static int sweep(struct hwsd *d, const struct hws_chip *chip, const char *chip_n
 				.value = hwsd_feature_value(f, HWS_ITEM_INPUT), .limit = NAN,
 			};
 
-			report(d, chip_name, f, &c, false, why);
+			report(d, b, chip_name, f, &c, false, why);
 		} else {
 			struct hws_feature gone = { .name = x->sensor, .kind = HWS_SENSOR_KIND_MAX };
 			struct condition c = { .id = x->id, .name = x->name, .value = NAN, .limit = NAN };
 
-			report(d, chip_name, &gone, &c, false, why);
+			report(d, b, chip_name, &gone, &c, false, why);
 		}
 		*pp = x->next;
 		free(x->chip);
 		free(x->sensor);
 		free(x);
-		atomic_fetch_sub(&d->alarms_active, 1);
 		ended++;
 	}
 	return ended;
 }
 
-int hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct hwsd_chip_conf *conf)
+void hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct hwsd_chip_conf *conf)
 {
 	struct check k = { .d = d, .chip = chip };
 	int ended;
@@ -250,18 +307,21 @@ int hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct 
 			x->seen = false;
 	for (size_t f = 0; f < chip->n_features; f++)
 		for_each_condition(&chip->features[f], conf, check_condition, &k);
-	ended = sweep(d, chip, chip->name, "");
+	ended = sweep(d, &k.events, chip, chip->name, "");
+	batch_publish(d, &k.events);
 	if (k.begun || ended)
 		hwsd_status(d);
-	return k.begun;
 }
 
 void hwsd_alarms_forget_chip(struct hwsd *d, const char *chip)
 {
+	struct batch b = { 0 };
+
 	for (struct alarm *x = d->alarms->list; x; x = x->next)
 		if (!strcmp(x->chip, chip))
 			x->seen = false;
-	sweep(d, NULL, chip, " (the chip is gone)");
+	sweep(d, &b, NULL, chip, " (the chip is gone)");
+	batch_publish(d, &b);
 }
 
 void hwsd_alarms_active(struct hwsd *d, const char *chip, const char *sensor, char *buf, size_t size)

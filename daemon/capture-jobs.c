@@ -2,7 +2,7 @@
 /*
  * The cameras' jobs, each camera on its own queue. A periodic snapshot is
  * a self-rearming delayed_work; one on an alarm or a motion is asked for
- * by the poller or the motion guard; the live stream is asked for by HTTP
+ * by the event sink (events.h); the live stream is asked for by HTTP
  * viewers (live.h). All of them are served by one capture work item that
  * takes a frame a run: it opens the camera when needed, lets skip_frames
  * go by for the exposure to settle, saves the snapshots asked for
@@ -21,6 +21,7 @@
 
 #include <hwsight/camera.h>
 
+#include "events.h"
 #include "fs.h"
 #include "hwsightd.h"
 
@@ -327,7 +328,7 @@ static void periodic_work(struct work_struct *work)
 	queue_delayed_work(cam->wq, &cam->periodic, round_jiffies_relative(delay));
 }
 
-void hwsd_cameras_trigger(struct hwsd *d, unsigned reason)
+static void trigger(struct hwsd *d, unsigned reason)
 {
 	for (size_t i = 0; i < d->n_cameras; i++) {
 		struct hwsd_camera *cam = &d->cameras[i];
@@ -337,6 +338,25 @@ void hwsd_cameras_trigger(struct hwsd *d, unsigned reason)
 			want_frame(cam, reason);
 	}
 }
+
+/* One snapshot per moment and reason, however many alarms one poll
+ * begins: the cameras that want one take it. */
+static void cameras_moment(void *userdata, const struct hwsd_event *evs, size_t n)
+{
+	unsigned reasons = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(evs[i].event, "alarm"))
+			reasons |= HWSD_SNAP_ALARM;
+		else if (!strcmp(evs[i].event, "motion"))
+			reasons |= HWSD_SNAP_MOTION;
+	if (reasons & HWSD_SNAP_ALARM)
+		trigger(userdata, HWSD_SNAP_ALARM);
+	if (reasons & HWSD_SNAP_MOTION)
+		trigger(userdata, HWSD_SNAP_MOTION);
+}
+
+const struct hwsd_subscriber hwsd_cameras_subscriber = { .moment = cameras_moment };
 
 static bool device_exists(const char *device)
 {

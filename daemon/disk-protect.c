@@ -2,7 +2,7 @@
 /*
  * Motion events and disk protection, as hdapsd does it: the motion sensor
  * is sampled by a self-rearming delayed_work; on a sudden motion or a fall
- * a "motion" event is logged, snapshots are asked for, and the heads of
+ * a "motion" event is published (events.h), and the heads of
  * every configured disk are parked by writing a time in ms to
  * /sys/block/DISK/device/unload_heads. The park is renewed every second
  * while the motion lasts (the kernel releases it by itself when the time
@@ -18,6 +18,7 @@
 
 #include <hwsight/motion.h>
 
+#include "events.h"
 #include "hwsightd.h"
 
 #define RENEW_MS 1000
@@ -76,18 +77,23 @@ static void park_all(struct hwsd_guard *g, unsigned ms)
 	g->parked_ms = now_ms();
 }
 
+/* "motion" or "motion-end", to the event sink: the journal, exec=, the
+ * cameras (snapshots on motion) and the counters are its subscribers. */
 static void event(struct hwsd_guard *g, const char *name, const char *what)
 {
 	struct hwsd_event ev = HWSD_EVENT_INIT(name);
 	bool begins = !strcmp(name, "motion");
+	char message[1024];
 
 	ev.disks = g->disks;
 	if (*g->disks)
-		hwsd_log_event(LOG_NOTICE, &ev, "%s: %s the heads of %s", what,
-			       begins ? "parking" : "releasing", g->disks);
+		snprintf(message, sizeof(message), "%s: %s the heads of %s", what,
+			 begins ? "parking" : "releasing", g->disks);
 	else
-		hwsd_log_event(LOG_NOTICE, &ev, "%s", what);
-	hwsd_exec(g->d, &ev);
+		snprintf(message, sizeof(message), "%s", what);
+	ev.priority = LOG_NOTICE;
+	ev.message = message;
+	hwsd_events_publish(g->d->events, &ev, 1);
 }
 
 static void guard_work(struct work_struct *work)
@@ -115,16 +121,12 @@ static void guard_work(struct work_struct *work)
 	hws_motion_detector_get_state(g->detector, &state);
 	if (!g->in_motion && (events & (HWS_MOTION_EVENT_SUDDEN_MOTION | HWS_MOTION_EVENT_FREE_FALL))) {
 		g->in_motion = true;
-		atomic_fetch_add(&g->d->motion_events, 1);
-		atomic_store(&g->d->in_motion, true);
 		if (m->n_disks)
 			park_all(g, m->park_ms);
 		event(g, "motion", events & HWS_MOTION_EVENT_FREE_FALL ? "free fall" : "sudden motion");
-		hwsd_cameras_trigger(g->d, HWSD_SNAP_MOTION);
 	}
 	if (g->in_motion && !state.moving && !state.falling) {
 		g->in_motion = false;
-		atomic_store(&g->d->in_motion, false);
 		if (g->parked)
 			park_all(g, 0);
 		event(g, "motion-end", "motion over");

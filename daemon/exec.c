@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "events.h"
 #include "hwsightd.h"
 #include "child.h"
 
@@ -108,6 +109,13 @@ void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 	atomic_store(slot, pid);
 	reap_slot(slot);
 }
+
+static void exec_event(void *userdata, const struct hwsd_event *ev)
+{
+	hwsd_exec(userdata, ev);
+}
+
+const struct hwsd_subscriber hwsd_exec_subscriber = { .event = exec_event };
 
 void hwsd_exec_reap(struct hwsd *d)
 {

@@ -27,6 +27,7 @@
 #include <hwsight/workqueue.h>
 
 #include "config.h"
+#include "events.h"
 #include "live.h"
 #include "log.h"
 #include "readings.h"
@@ -99,15 +100,14 @@ struct hwsd {
 	struct hwsd_history *history;      /* NULL: no usable state directory */
 	struct hwsd_http *http;            /* NULL when not listening */
 
+	struct hwsd_events *events;        /* the sink, subscribed to at the start */
+	struct hwsd_counters counters;     /* what the events add up to */
 	atomic_uint chips_active;
-	atomic_uint alarms_active;
 	atomic_bool frozen;
 	/* exec.c: the exec= commands running, by pid; 0 is a free slot,
 	 * -1 one being filled or looked at (exec.c says why). */
 	_Atomic(pid_t) exec_pids[HWSD_EXEC_MAX];
 	atomic_bool motion_watched;        /* the guard runs (for HTTP) */
-	atomic_ullong motion_events;       /* motion begun since the start */
-	atomic_bool in_motion;
 };
 
 /* pollers.c */
@@ -122,8 +122,8 @@ int hwsd_pollers_once(struct hwsd *d, FILE *out);
 /* alarms.c */
 int hwsd_alarms_new(struct hwsd_alarms **ret);
 struct hwsd_alarms *hwsd_alarms_free(struct hwsd_alarms *a);
-/* After a read of @chip: log what began and ended. Return: alarms begun. */
-int hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct hwsd_chip_conf *conf);
+/* After a read of @chip: publish what began and ended. */
+void hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct hwsd_chip_conf *conf);
 /* @chip vanished: its alarms end. */
 void hwsd_alarms_forget_chip(struct hwsd *d, const char *chip);
 /* The alarms of a feature in the table now: "min,max(configured)". */
@@ -137,7 +137,8 @@ void hwsd_alarms_describe(const struct hws_feature *f, const struct hwsd_chip_co
 int hwsd_cameras_prepare(const struct hwsd_config *c, char *why, size_t size);
 int hwsd_cameras_start(struct hwsd *d);
 void hwsd_cameras_stop(struct hwsd *d);
-void hwsd_cameras_trigger(struct hwsd *d, unsigned reason);
+/* Snapshots on alarms and motions; userdata: the struct hwsd. */
+extern const struct hwsd_subscriber hwsd_cameras_subscriber;
 void hwsd_cameras_hotplug(struct hwsd *d);
 
 /* disk-protect.c: the guard is made (the sensor opened and read once)
@@ -152,6 +153,8 @@ void hwsd_guard_stop(struct hwsd *d);
 
 /* exec.c: run [daemon] exec= for an event; never waits. */
 void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev);
+/* hwsd_exec() as a subscriber; userdata: the struct hwsd. */
+extern const struct hwsd_subscriber hwsd_exec_subscriber;
 void hwsd_exec_reap(struct hwsd *d);
 
 /* sleep.c: logind's PrepareForSleep freezes the queues. */

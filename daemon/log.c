@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <systemd/sd-journal.h>
 
+#include "events.h"
 #include "log.h"
 
 static atomic_int log_level = LOG_INFO;
@@ -193,3 +194,11 @@ void hwsd_log_event(int priority, const struct hwsd_event *ev, const char *fmt, 
 	vlog(priority, ev, fmt, ap);
 	va_end(ap);
 }
+
+static void log_event(void *userdata, const struct hwsd_event *ev)
+{
+	(void)userdata;
+	hwsd_log_event(ev->priority, ev, "%s", ev->message);
+}
+
+const struct hwsd_subscriber hwsd_log_subscriber = { .event = log_event };

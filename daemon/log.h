@@ -3,6 +3,7 @@
 #define HWSD_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <syslog.h>
 
 enum hwsd_log_target {
@@ -12,26 +13,8 @@ enum hwsd_log_target {
 	HWSD_LOG_SYSLOG,  /* detached, without a journal */
 };
 
-/*
- * What an event is about, for the journal's structured fields and the
- * environment of the exec= command. Unset strings are left out; so is a
- * value or limit that is NaN.
- */
-struct hwsd_event {
-	const char *event;     /* "alarm", "alarm-end", "motion", "park" ... */
-	const char *chip;
-	const char *sensor;    /* the feature: "fan1" */
-	const char *label;
-	const char *condition; /* "min", "max", "crit", "alarm", "fault" ... */
-	const char *unit;
-	double value;
-	double limit;
-	const char *camera;
-	const char *path;      /* a snapshot */
-	const char *disks;
-};
-
-#define HWSD_EVENT_INIT(name) { .event = (name), .value = __builtin_nan(""), .limit = __builtin_nan("") }
+struct hwsd_event;
+struct hwsd_subscriber;
 
 int hwsd_log_target_from_string(const char *s);
 int hwsd_log_level_from_string(const char *s);
@@ -49,6 +32,10 @@ void hwsd_log_event(int priority, const struct hwsd_event *ev, const char *fmt, 
  * @buf; @vars gets pointers into it. Return: how many, at most @max.
  */
 int hwsd_event_env(const struct hwsd_event *ev, char *buf, size_t size, char **vars, int max);
+
+/* The journal as a subscriber of the event sink (events.h): each event's
+ * line, with its fields; no userdata. */
+extern const struct hwsd_subscriber hwsd_log_subscriber;
 
 #define log_debug(...)   hwsd_log(LOG_DEBUG, __VA_ARGS__)
 #define log_info(...)    hwsd_log(LOG_INFO, __VA_ARGS__)

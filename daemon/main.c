@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
+#include <hwsight/version.h>
 
 #include "history.h"
 #include "hwsightd.h"
@@ -101,7 +102,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			}
 			break;
 		case 'h': usage(stdout); exit(0);
-		case OPT_VERSION: puts("hwsightd " HWSIGHT_VERSION); exit(0);
+		case OPT_VERSION:
+			printf("hwsightd %s (libhwsight %s)\n", HWS_VERSION_STRING, hws_version());
+			exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
 	}
@@ -212,7 +215,7 @@ static int sensors_reconfigure(struct hwsd *d, const struct hwsd_config *c, char
 
 void hwsd_status(struct hwsd *d)
 {
-	unsigned chips = atomic_load(&d->chips_active), alarms = atomic_load(&d->alarms_active);
+	unsigned chips = atomic_load(&d->chips_active), alarms = atomic_load(&d->counters.alarms_active);
 	size_t cams = 0;
 
 	for (size_t i = 0; i < d->n_cameras; i++)
@@ -220,6 +223,27 @@ void hwsd_status(struct hwsd *d)
 	sd_notifyf(0, "STATUS=%s %u chip%s, %zu camera%s, %u alarm%s active", 
 		   atomic_load(&d->frozen) ? "frozen for sleep:" : "polling", chips, chips == 1 ? "" : "s",
 		   cams, cams == 1 ? "" : "s", alarms, alarms == 1 ? "" : "s");
+}
+
+/*
+ * The consumers of events (events.h), in the order each hears of one:
+ * the counters, then the journal, exec= and the cameras' snapshots. They
+ * run on the producer's thread, so they are all in place before any
+ * producer starts, and stay until the last has stopped.
+ */
+static int events_setup(struct hwsd *d)
+{
+	int r = hwsd_events_new(&d->events);
+
+	if (r >= 0)
+		r = hwsd_events_subscribe(d->events, &hwsd_counters_subscriber, &d->counters);
+	if (r >= 0)
+		r = hwsd_events_subscribe(d->events, &hwsd_log_subscriber, NULL);
+	if (r >= 0)
+		r = hwsd_events_subscribe(d->events, &hwsd_exec_subscriber, d);
+	if (r >= 0)
+		r = hwsd_events_subscribe(d->events, &hwsd_cameras_subscriber, d);
+	return r;
 }
 
 /* What the jobs of @c need that can fail for reasons of their own, made
@@ -541,6 +565,7 @@ static void teardown(struct main_loop *ml)
 	sd_event_unref(ml->event);
 	hws_sensors_free(d->sensors);
 	hwsd_alarms_free(d->alarms);
+	d->events = hwsd_events_free(d->events);
 	hwsd_config_free(d->config);
 	hwsd_readings_done(&d->readings);
 	d->history = hwsd_history_free(d->history);
@@ -580,7 +605,7 @@ int main(int argc, char **argv)
 		}
 	}
 	apply_logging(&ml);
-	if (hwsd_alarms_new(&d->alarms) < 0 || sensors_open(d, d->config) < 0)
+	if (hwsd_alarms_new(&d->alarms) < 0 || events_setup(d) < 0 || sensors_open(d, d->config) < 0)
 		goto fail;
 	if (ml.o.once) {
 		r = hwsd_pollers_once(d, stdout);

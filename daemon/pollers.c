@@ -84,8 +84,7 @@ static void poll_work(struct work_struct *work)
 	p->polls++;
 	log_debug("poll %s: %d values", p->chip_name, r);
 	chip = hws_sensors_chip(d->sensors, (size_t)i);
-	if (hwsd_alarms_check(d, chip, p->conf) > 0)
-		hwsd_cameras_trigger(d, HWSD_SNAP_ALARM);
+	hwsd_alarms_check(d, chip, p->conf);
 	pub = (struct publish){ d, chip };
 	if (hwsd_readings_update(&d->readings, chip, p->polls, feature_alarms, &pub) < 0)
 		log_error("%s: out of memory publishing the readings", p->chip_name);

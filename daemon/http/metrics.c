@@ -235,14 +235,14 @@ int hwsd_http_metrics(struct hwsd *d, FILE *f)
 	pthread_mutex_unlock(&r->lock);
 	fprintf(f, "# HELP hwsight_alarms_active Alarms logged and not yet ended.\n"
 		"# TYPE hwsight_alarms_active gauge\nhwsight_alarms_active %u\n",
-		atomic_load(&d->alarms_active));
+		atomic_load(&d->counters.alarms_active));
 	if (atomic_load(&d->motion_watched))
 		fprintf(f, "# HELP hwsight_motion_events_total Sudden motions and free falls the motion "
 			"sensor reported.\n# TYPE hwsight_motion_events_total counter\n"
 			"hwsight_motion_events_total %llu\n"
 			"# HELP hwsight_motion_active 1 while the machine is moving.\n"
 			"# TYPE hwsight_motion_active gauge\nhwsight_motion_active %d\n",
-			atomic_load(&d->motion_events), atomic_load(&d->in_motion));
+			atomic_load(&d->counters.motion_events), atomic_load(&d->counters.in_motion));
 	if (cameras(d, f) < 0)
 		return -ENOMEM;
 	return ferror(f) ? -EIO : 0;

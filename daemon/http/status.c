@@ -162,7 +162,8 @@ int hwsd_http_status(struct hwsd *d, FILE *f)
 	html(f, host);
 	fprintf(f, "</h1>\n<p>%s &middot; %u alarm%s active &middot; "
 		"<a href=\"/metrics\">metrics</a> &middot; <a href=\"/api/v1/sensors\">JSON</a></p>\n",
-		stamp, atomic_load(&d->alarms_active), atomic_load(&d->alarms_active) == 1 ? "" : "s");
+		stamp, atomic_load(&d->counters.alarms_active),
+		atomic_load(&d->counters.alarms_active) == 1 ? "" : "s");
 	n = hwsd_live_set_list(&d->live, &lives);
 	if (n > 0) {
 		fputs("<h2>Cameras</h2>\n", f);
