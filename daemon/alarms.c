@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alarms.h"
 #include "events.h"
-#include "hwsightd.h"
+#include "log.h"
+#include "readings.h"
 
 enum state {
 	COND_CLEAR,  /* not (or no longer) alarming: an active alarm ends */
@@ -40,6 +42,7 @@ struct alarm {
 
 struct hwsd_alarms {
 	struct alarm *list;
+	struct hwsd_events *sink;
 };
 
 typedef void (*condition_fn)(void *userdata, const struct hws_feature *f, const struct condition *c);
@@ -165,9 +168,9 @@ static int batch_add(struct batch *b, const struct hwsd_event *ev)
 	return 0;
 }
 
-static void batch_publish(struct hwsd *d, struct batch *b)
+static void batch_publish(struct hwsd_alarms *a, struct batch *b)
 {
-	hwsd_events_publish(d->events, b->evs, b->n);
+	hwsd_events_publish(a->sink, b->evs, b->n);
 	for (size_t i = 0; i < 2 * b->n; i++)
 		free(b->strings[i]);
 	free(b->strings);
@@ -175,7 +178,7 @@ static void batch_publish(struct hwsd *d, struct batch *b)
 	*b = (struct batch){ 0 };
 }
 
-static void report(struct hwsd *d, struct batch *b, const char *chip, const struct hws_feature *f,
+static void report(struct hwsd_alarms *a, struct batch *b, const char *chip, const struct hws_feature *f,
 		   const struct condition *c, bool begins, const char *why)
 {
 	struct hwsd_event ev = HWSD_EVENT_INIT(begins ? "alarm" : "alarm-end");
@@ -206,7 +209,7 @@ static void report(struct hwsd *d, struct batch *b, const char *chip, const stru
 	ev.message = message;
 	/* Out of memory, the event still goes out, on its own. */
 	if (batch_add(b, &ev) < 0)
-		hwsd_events_publish(d->events, &ev, 1);
+		hwsd_events_publish(a->sink, &ev, 1);
 }
 
 static struct alarm *find(struct hwsd_alarms *a, const char *chip, const char *sensor,
@@ -220,16 +223,15 @@ static struct alarm *find(struct hwsd_alarms *a, const char *chip, const char *s
 }
 
 struct check {
-	struct hwsd *d;
+	struct hwsd_alarms *a;
 	const struct hws_chip *chip;
 	struct batch events;
-	int begun;
 };
 
 static void check_condition(void *userdata, const struct hws_feature *f, const struct condition *c)
 {
 	struct check *k = userdata;
-	struct hwsd_alarms *a = k->d->alarms;
+	struct hwsd_alarms *a = k->a;
 	struct alarm *x = find(a, k->chip->name, f->name, c);
 
 	if (x) {
@@ -253,16 +255,14 @@ static void check_condition(void *userdata, const struct hws_feature *f, const s
 	x->seen = true;
 	x->next = a->list;
 	a->list = x;
-	k->begun++;
-	report(k->d, &k->events, k->chip->name, f, c, true, "");
+	report(k->a, &k->events, k->chip->name, f, c, true, "");
 }
 
 /* End and remove the alarms of @chip that are not marked seen. */
-static int sweep(struct hwsd *d, struct batch *b, const struct hws_chip *chip, const char *chip_name,
+static void sweep(struct hwsd_alarms *a, struct batch *b, const struct hws_chip *chip, const char *chip_name,
 		 const char *why)
 {
-	struct alarm **pp = &d->alarms->list;
-	int ended = 0;
+	struct alarm **pp = &a->list;
 
 	while (*pp) {
 		struct alarm *x = *pp;
@@ -281,55 +281,50 @@ static int sweep(struct hwsd *d, struct batch *b, const struct hws_chip *chip, c
 				.value = hwsd_feature_value(f, HWS_ITEM_INPUT), .limit = NAN,
 			};
 
-			report(d, b, chip_name, f, &c, false, why);
+			report(a, b, chip_name, f, &c, false, why);
 		} else {
 			struct hws_feature gone = { .name = x->sensor, .kind = HWS_SENSOR_KIND_MAX };
 			struct condition c = { .id = x->id, .name = x->name, .value = NAN, .limit = NAN };
 
-			report(d, b, chip_name, &gone, &c, false, why);
+			report(a, b, chip_name, &gone, &c, false, why);
 		}
 		*pp = x->next;
 		free(x->chip);
 		free(x->sensor);
 		free(x);
-		ended++;
 	}
-	return ended;
 }
 
-void hwsd_alarms_check(struct hwsd *d, const struct hws_chip *chip, const struct hwsd_chip_conf *conf)
+void hwsd_alarms_check(struct hwsd_alarms *a, const struct hws_chip *chip, const struct hwsd_chip_conf *conf)
 {
-	struct check k = { .d = d, .chip = chip };
-	int ended;
+	struct check k = { .a = a, .chip = chip };
 
-	for (struct alarm *x = d->alarms->list; x; x = x->next)
+	for (struct alarm *x = a->list; x; x = x->next)
 		if (!strcmp(x->chip, chip->name))
 			x->seen = false;
 	for (size_t f = 0; f < chip->n_features; f++)
 		for_each_condition(&chip->features[f], conf, check_condition, &k);
-	ended = sweep(d, &k.events, chip, chip->name, "");
-	batch_publish(d, &k.events);
-	if (k.begun || ended)
-		hwsd_status(d);
+	sweep(a, &k.events, chip, chip->name, "");
+	batch_publish(a, &k.events);
 }
 
-void hwsd_alarms_forget_chip(struct hwsd *d, const char *chip)
+void hwsd_alarms_forget_chip(struct hwsd_alarms *a, const char *chip)
 {
 	struct batch b = { 0 };
 
-	for (struct alarm *x = d->alarms->list; x; x = x->next)
+	for (struct alarm *x = a->list; x; x = x->next)
 		if (!strcmp(x->chip, chip))
 			x->seen = false;
-	sweep(d, &b, NULL, chip, " (the chip is gone)");
-	batch_publish(d, &b);
+	sweep(a, &b, NULL, chip, " (the chip is gone)");
+	batch_publish(a, &b);
 }
 
-void hwsd_alarms_active(struct hwsd *d, const char *chip, const char *sensor, char *buf, size_t size)
+void hwsd_alarms_active(struct hwsd_alarms *a, const char *chip, const char *sensor, char *buf, size_t size)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (struct alarm *x = d->alarms->list; x && used < size; x = x->next) {
+	for (struct alarm *x = a->list; x && used < size; x = x->next) {
 		int n;
 
 		if (strcmp(x->chip, chip) || strcmp(x->sensor, sensor))
@@ -369,10 +364,13 @@ void hwsd_alarms_describe(const struct hws_feature *f, const struct hwsd_chip_co
 	for_each_condition(f, conf, describe_condition, &ds);
 }
 
-int hwsd_alarms_new(struct hwsd_alarms **ret)
+int hwsd_alarms_new(struct hwsd_events *sink, struct hwsd_alarms **ret)
 {
 	*ret = calloc(1, sizeof(**ret));
-	return *ret ? 0 : -ENOMEM;
+	if (!*ret)
+		return -ENOMEM;
+	(*ret)->sink = sink;
+	return 0;
 }
 
 struct hwsd_alarms *hwsd_alarms_free(struct hwsd_alarms *a)

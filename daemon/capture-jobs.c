@@ -21,9 +21,11 @@
 
 #include <hwsight/camera.h>
 
+#include "cameras.h"
 #include "events.h"
 #include "fs.h"
 #include "hwsightd.h"
+#include "log.h"
 
 #define FRAME_TIMEOUT_MS 2000
 /* After a failed capture with viewers waiting, try again this much later. */
@@ -379,7 +381,7 @@ void hwsd_cameras_hotplug(struct hwsd *d)
 		if (now && cam->conf->snapshot_ms)
 			mod_delayed_work(cam->wq, &cam->periodic, 0);
 	}
-	hwsd_status(d);
+	hwsd_status_changed(&d->status);
 }
 
 static char *snapshot_directory(const struct hwsd_config *c, const struct hwsd_camera_conf *conf)

@@ -19,7 +19,9 @@
 #include <hwsight/motion.h>
 
 #include "events.h"
+#include "guard.h"
 #include "hwsightd.h"
+#include "log.h"
 
 #define RENEW_MS 1000
 

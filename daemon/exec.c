@@ -8,7 +8,7 @@
  * the graphs (history-graph.c) and is waited for by its pid on an HTTP
  * thread. A command is therefore waited for by its pid too, never with
  * waitpid(-1), which would take rrdtool's exit status from under the
- * graph (and leave it ECHILD). The pids are kept in d->exec_pids, a slot
+ * graph (and leave it ECHILD). The pids are kept in x->pids, a slot
  * per command that may run. Commands are started on the poll and motion
  * queues while the main thread reaps, so a slot changes hands by
  * compare-and-swap alone: whoever turns it to SLOT_BUSY owns it until it
@@ -23,9 +23,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "events.h"
-#include "hwsightd.h"
 #include "child.h"
+#include "events.h"
+#include "exec.h"
+#include "log.h"
 
 extern char **environ;
 
@@ -56,22 +57,23 @@ static void reap_slot(_Atomic(pid_t) *slot)
 }
 
 /* A free slot, now SLOT_BUSY, or NULL if HWSD_EXEC_MAX commands run. */
-static _Atomic(pid_t) *slot_claim(struct hwsd *d)
+static _Atomic(pid_t) *slot_claim(struct hwsd_exec *x)
 {
 	for (size_t i = 0; i < HWSD_EXEC_MAX; i++) {
 		pid_t expected = SLOT_FREE;
 
-		if (atomic_compare_exchange_strong(&d->exec_pids[i], &expected, SLOT_BUSY))
-			return &d->exec_pids[i];
+		if (atomic_compare_exchange_strong(&x->pids[i], &expected, SLOT_BUSY))
+			return &x->pids[i];
 	}
 	return NULL;
 }
 
-void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
+static void exec_event(void *userdata, const struct hwsd_event *ev)
 {
 	enum { MAX_VARS = 16 };
 	char buf[2048], *vars[MAX_VARS], **envp;
-	const char *cmd = d->config->exec;
+	struct hwsd_exec *x = userdata;
+	const char *cmd = x->command;
 	_Atomic(pid_t) *slot;
 	size_t n_env = 0;
 	pid_t pid;
@@ -79,7 +81,7 @@ void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 
 	if (!cmd)
 		return;
-	slot = slot_claim(d);
+	slot = slot_claim(x);
 	if (!slot) {
 		log_warning("exec: %d commands still running; not running it for this %s event",
 			    HWSD_EXEC_MAX, ev->event);
@@ -110,15 +112,10 @@ void hwsd_exec(struct hwsd *d, const struct hwsd_event *ev)
 	reap_slot(slot);
 }
 
-static void exec_event(void *userdata, const struct hwsd_event *ev)
-{
-	hwsd_exec(userdata, ev);
-}
-
 const struct hwsd_subscriber hwsd_exec_subscriber = { .event = exec_event };
 
-void hwsd_exec_reap(struct hwsd *d)
+void hwsd_exec_reap(struct hwsd_exec *x)
 {
 	for (size_t i = 0; i < HWSD_EXEC_MAX; i++)
-		reap_slot(&d->exec_pids[i]);
+		reap_slot(&x->pids[i]);
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Hotplug: a libudev monitor for hwmon chips and video4linux nodes. A
- * hwmon event makes the poll queue rescan the chips; a video4linux event
- * makes each camera look at its device node again.
+ * Hotplug: a libudev monitor for hwmon chips and video4linux nodes,
+ * which says what came or went to whoever made it (hotplug.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,10 +10,12 @@
 #include <sys/epoll.h>
 #include <libudev.h>
 
-#include "hwsightd.h"
+#include "hotplug.h"
+#include "log.h"
 
 struct hwsd_hotplug {
-	struct hwsd *d;
+	const struct hwsd_hotplug_ops *ops;
+	void *userdata;
 	struct udev *udev;
 	struct udev_monitor *monitor;
 	sd_event_source *source;
@@ -32,15 +33,16 @@ static int on_event(sd_event_source *source, int fd, uint32_t revents, void *use
 		log_debug("uevent: %s %s %s", udev_device_get_action(dev) ?: "?", subsystem ?: "?",
 			  udev_device_get_sysname(dev) ?: "?");
 		if (subsystem && !strcmp(subsystem, "hwmon"))
-			hwsd_pollers_rescan(h->d);
+			h->ops->hwmon(h->userdata);
 		else if (subsystem && !strcmp(subsystem, "video4linux"))
-			hwsd_cameras_hotplug(h->d);
+			h->ops->video(h->userdata);
 		udev_device_unref(dev);
 	}
 	return 0;
 }
 
-int hwsd_hotplug_new(struct hwsd *d, sd_event *e, struct hwsd_hotplug **ret)
+int hwsd_hotplug_new(sd_event *e, const struct hwsd_hotplug_ops *ops, void *userdata,
+		     struct hwsd_hotplug **ret)
 {
 	struct hwsd_hotplug *h;
 	/* With udevd running its events come after the rules ran (device
@@ -52,7 +54,8 @@ int hwsd_hotplug_new(struct hwsd *d, sd_event *e, struct hwsd_hotplug **ret)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->d = d;
+	h->ops = ops;
+	h->userdata = userdata;
 	h->udev = udev_new();
 	if (!h->udev) {
 		r = -ENOMEM;

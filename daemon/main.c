@@ -12,14 +12,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 #include <hwsight/version.h>
 
+#include "alarms.h"
+#include "cameras.h"
+#include "guard.h"
 #include "history.h"
+#include "hotplug.h"
+#include "http.h"
 #include "hwsightd.h"
+#include "log.h"
+#include "pollers.h"
+#include "sleep.h"
+#include "view.h"
 
 struct options {
 	const char *config;     /* NULL: the default, which may be missing */
@@ -38,11 +48,14 @@ struct main_loop {
 	struct hwsd_sleep *sleep;
 	struct hwsd_hotplug *hotplug;
 	sd_event_source *watchdog;
+	sd_event_source *status;  /* d.status said something changed */
+	struct hwsd_view view;    /* what d.http serves */
 	uint64_t watchdog_usec;
 	uint64_t heartbeat_asked_ns;
 	int ready_fd;           /* the detached parent waits on it; -1 */
 	bool detached;          /* and ready: stderr is /dev/null */
-	char *http_listen;      /* where d.http listens */
+	struct hwsd_http *http;   /* NULL when not listening */
+	char *http_listen;        /* where it listens */
 };
 
 static void usage(FILE *f)
@@ -213,7 +226,14 @@ static int sensors_reconfigure(struct hwsd *d, const struct hwsd_config *c, char
 	return r;
 }
 
-void hwsd_status(struct hwsd *d)
+/* The config in force; the jobs are stopped. */
+static void config_use(struct hwsd *d, struct hwsd_config *c)
+{
+	d->config = c;
+	d->exec.command = c->exec;
+}
+
+static void status_show(struct hwsd *d)
 {
 	unsigned chips = atomic_load(&d->chips_active), alarms = atomic_load(&d->counters.alarms_active);
 	size_t cams = 0;
@@ -227,7 +247,8 @@ void hwsd_status(struct hwsd *d)
 
 /*
  * The consumers of events (events.h), in the order each hears of one:
- * the counters, then the journal, exec= and the cameras' snapshots. They
+ * the counters, then the journal, exec=, the cameras' snapshots and
+ * STATUS=. They
  * run on the producer's thread, so they are all in place before any
  * producer starts, and stay until the last has stopped.
  */
@@ -240,9 +261,11 @@ static int events_setup(struct hwsd *d)
 	if (r >= 0)
 		r = hwsd_events_subscribe(d->events, &hwsd_log_subscriber, NULL);
 	if (r >= 0)
-		r = hwsd_events_subscribe(d->events, &hwsd_exec_subscriber, d);
+		r = hwsd_events_subscribe(d->events, &hwsd_exec_subscriber, &d->exec);
 	if (r >= 0)
 		r = hwsd_events_subscribe(d->events, &hwsd_cameras_subscriber, d);
+	if (r >= 0)
+		r = hwsd_events_subscribe(d->events, &hwsd_status_subscriber, &d->status);
 	return r;
 }
 
@@ -291,12 +314,12 @@ static int http_start(struct main_loop *ml)
 
 	if (listen && !strcmp(listen, "off"))
 		listen = NULL;
-	if (ml->d.http && listen && ml->http_listen && !strcmp(listen, ml->http_listen))
+	if (ml->http && listen && ml->http_listen && !strcmp(listen, ml->http_listen))
 		return 0;
-	ml->d.http = hwsd_http_stop(ml->d.http);
+	ml->http = hwsd_http_stop(ml->http);
 	free(ml->http_listen);
 	ml->http_listen = NULL;
-	if (listen && (r = hwsd_http_start(&ml->d, listen, &ml->d.http)) == 0)
+	if (listen && (r = hwsd_http_start(&ml->view, listen, &ml->http)) == 0)
 		ml->http_listen = strdup(listen);
 	return r;
 }
@@ -366,13 +389,13 @@ static void reload(struct main_loop *ml)
 	}
 	hwsd_guard_stop(d);
 	hwsd_cameras_stop(d);
-	d->config = c;
+	config_use(d, c);
 	apply_logging(ml);
 	r = jobs_start(d, guard);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "its jobs cannot start: %s", strerror(-r));
 		refuse(why);
-		d->config = old;
+		config_use(d, old);
 		old = c;
 		apply_logging(ml);
 		r = sensors_reconfigure(d, d->config, why, sizeof(why));
@@ -395,7 +418,7 @@ done:
 		return;
 	}
 	sd_notify(0, "READY=1");
-	hwsd_status(d);
+	status_show(d);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -408,7 +431,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 		reload(ml);
 		break;
 	case SIGCHLD:
-		hwsd_exec_reap(&ml->d);
+		hwsd_exec_reap(&ml->d.exec);
 		break;
 	default:
 		log_info("%s: stopping", strsignal((int)si->ssi_signo));
@@ -453,6 +476,28 @@ static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static int on_status(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct main_loop *ml = userdata;
+
+	(void)s, (void)fd, (void)revents;
+	if (hwsd_status_take(&ml->d.status))
+		status_show(&ml->d);
+	return 0;
+}
+
+static void hotplug_hwmon(void *userdata)
+{
+	hwsd_pollers_rescan(userdata);
+}
+
+static void hotplug_video(void *userdata)
+{
+	hwsd_cameras_hotplug(userdata);
+}
+
+static const struct hwsd_hotplug_ops hotplug_ops = { .hwmon = hotplug_hwmon, .video = hotplug_video };
+
 static int loop_setup(struct main_loop *ml)
 {
 	static const int signals[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
@@ -464,10 +509,13 @@ static int loop_setup(struct main_loop *ml)
 		r = sd_event_add_signal(ml->event, NULL, signals[i], on_signal, ml);
 	if (r < 0)
 		return r;
+	r = sd_event_add_io(ml->event, &ml->status, ml->d.status.fd, EPOLLIN, on_status, ml);
+	if (r < 0)
+		return r;
 	r = hwsd_sleep_new(&ml->d, ml->event, &ml->sleep);
 	if (r < 0)
 		return r;
-	r = hwsd_hotplug_new(&ml->d, ml->event, &ml->hotplug);
+	r = hwsd_hotplug_new(ml->event, &hotplug_ops, &ml->d, &ml->hotplug);
 	if (r < 0) {
 		log_warning("no hotplug events (%s): chips and cameras that come later need a reload",
 			    strerror(-r));
@@ -517,7 +565,7 @@ static void ready(struct main_loop *ml)
 	int null;
 
 	sd_notify(0, "READY=1");
-	hwsd_status(&ml->d);
+	status_show(&ml->d);
 	log_info("ready: %u chip%s, %zu camera%s", atomic_load(&ml->d.chips_active),
 		 atomic_load(&ml->d.chips_active) == 1 ? "" : "s", ml->d.n_cameras,
 		 ml->d.n_cameras == 1 ? "" : "s");
@@ -553,19 +601,21 @@ static void teardown(struct main_loop *ml)
 		hwsd_sleep_prepare(d, false);
 	ml->hotplug = hwsd_hotplug_free(ml->hotplug);
 	ml->sleep = hwsd_sleep_free(ml->sleep);
-	d->http = hwsd_http_stop(d->http);
+	ml->http = hwsd_http_stop(ml->http);
 	free(ml->http_listen);
 	jobs_stop(d);
 	if (d->poll_wq)
 		destroy_workqueue(d->poll_wq);
 	if (d->motion_wq)
 		destroy_workqueue(d->motion_wq);
-	hwsd_exec_reap(d);
+	hwsd_exec_reap(&d->exec);
 	sd_event_source_unref(ml->watchdog);
+	sd_event_source_unref(ml->status);
 	sd_event_unref(ml->event);
 	hws_sensors_free(d->sensors);
 	hwsd_alarms_free(d->alarms);
 	d->events = hwsd_events_free(d->events);
+	hwsd_status_done(&d->status);
 	hwsd_config_free(d->config);
 	hwsd_readings_done(&d->readings);
 	d->history = hwsd_history_free(d->history);
@@ -575,7 +625,7 @@ static void teardown(struct main_loop *ml)
 
 int main(int argc, char **argv)
 {
-	struct main_loop ml = { .ready_fd = -1 };
+	struct main_loop ml = { .ready_fd = -1, .d.status.fd = -1 };
 	struct hwsd *d = &ml.d;
 	struct hwsd_guard *guard = NULL;
 	char why[768];
@@ -605,7 +655,9 @@ int main(int argc, char **argv)
 		}
 	}
 	apply_logging(&ml);
-	if (hwsd_alarms_new(&d->alarms) < 0 || events_setup(d) < 0 || sensors_open(d, d->config) < 0)
+	config_use(d, d->config);
+	if (hwsd_status_init(&d->status) < 0 || events_setup(d) < 0 ||
+	    hwsd_alarms_new(d->events, &d->alarms) < 0 || sensors_open(d, d->config) < 0)
 		goto fail;
 	if (ml.o.once) {
 		r = hwsd_pollers_once(d, stdout);
@@ -624,6 +676,10 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	history_start(d, false);
+	ml.view = (struct hwsd_view){
+		.readings = &d->readings, .live = &d->live, .history = d->history,
+		.counters = &d->counters, .motion_watched = &d->motion_watched,
+	};
 	r = queues_create(d);
 	if (r >= 0)
 		r = loop_setup(&ml);

@@ -13,8 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "alarms.h"
 #include "history.h"
 #include "hwsightd.h"
+#include "log.h"
+#include "pollers.h"
 
 static unsigned long next_delay(const struct hwsd_poller *p)
 {
@@ -45,8 +48,8 @@ static void deactivate(struct hwsd_poller *p, const char *why)
 	atomic_fetch_sub(&p->d->chips_active, 1);
 	hwsd_readings_gone(&p->d->readings, p->chip_name);
 	log_notice("%s: %s; polling it again when it comes back", p->chip_name, why);
-	hwsd_alarms_forget_chip(p->d, p->chip_name);
-	hwsd_status(p->d);
+	hwsd_alarms_forget_chip(p->d->alarms, p->chip_name);
+	hwsd_status_changed(&p->d->status);
 }
 
 struct publish {
@@ -58,7 +61,7 @@ static void feature_alarms(void *userdata, size_t f, char *buf, size_t size)
 {
 	struct publish *pub = userdata;
 
-	hwsd_alarms_active(pub->d, pub->chip->name, pub->chip->features[f].name, buf, size);
+	hwsd_alarms_active(pub->d->alarms, pub->chip->name, pub->chip->features[f].name, buf, size);
 }
 
 static void poll_work(struct work_struct *work)
@@ -84,7 +87,7 @@ static void poll_work(struct work_struct *work)
 	p->polls++;
 	log_debug("poll %s: %d values", p->chip_name, r);
 	chip = hws_sensors_chip(d->sensors, (size_t)i);
-	hwsd_alarms_check(d, chip, p->conf);
+	hwsd_alarms_check(d->alarms, chip, p->conf);
 	pub = (struct publish){ d, chip };
 	if (hwsd_readings_update(&d->readings, chip, p->polls, feature_alarms, &pub) < 0)
 		log_error("%s: out of memory publishing the readings", p->chip_name);
@@ -159,7 +162,7 @@ static int pollers_sync(struct hwsd *d)
 			 p->conf ? "" : " (no [chip] section matches it)");
 		mod_delayed_work(d->poll_wq, &p->dwork, 0);
 	}
-	hwsd_status(d);
+	hwsd_status_changed(&d->status);
 	return 0;
 }
 

@@ -15,6 +15,9 @@
 #include <systemd/sd-bus.h>
 
 #include "hwsightd.h"
+#include "log.h"
+#include "pollers.h"
+#include "sleep.h"
 
 struct hwsd_sleep {
 	struct hwsd *d;
@@ -72,7 +75,7 @@ void hwsd_sleep_prepare(struct hwsd *d, bool start)
 			return;
 		}
 		atomic_store(&d->frozen, true);
-		hwsd_status(d);
+		hwsd_status_changed(&d->status);
 		return;
 	}
 	if (!atomic_load(&d->frozen))
@@ -82,7 +85,7 @@ void hwsd_sleep_prepare(struct hwsd *d, bool start)
 	thaw_workqueues();
 	atomic_store(&d->frozen, false);
 	log_info("the system woke up: polling every chip now");
-	hwsd_status(d);
+	hwsd_status_changed(&d->status);
 }
 
 static int prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *error)

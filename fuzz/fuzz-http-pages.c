@@ -18,8 +18,11 @@
 
 #include <json-c/json.h>
 
-#include "hwsightd.h"
-#include "http/http.h"
+#include "events.h"
+#include "http/pages.h"
+#include "live.h"
+#include "readings.h"
+#include "view.h"
 
 #include "fuzz.h"
 
@@ -335,7 +338,7 @@ static void check_alarms(const char *text, const struct input *in)
 
 /* ---- the input ----------------------------------------------------------- */
 
-static char *page(struct hwsd *d, int (*write)(struct hwsd *d, FILE *f))
+static char *page(const struct hwsd_view *view, int (*write)(const struct hwsd_view *view, FILE *f))
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -343,7 +346,7 @@ static char *page(struct hwsd *d, int (*write)(struct hwsd *d, FILE *f))
 
 	if (!f)
 		abort();
-	FUZZ_CHECK(write(d, f) == 0, "a page failed");
+	FUZZ_CHECK(write(view, f) == 0, "a page failed");
 	fclose(f);
 	FUZZ_CHECK(strlen(text) == len, "a NUL byte in the page");
 	return text;
@@ -354,7 +357,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum hws_sensor_item items[4] = { HWS_ITEM_INPUT, HWS_ITEM_MIN, HWS_ITEM_ALARM, HWS_ITEM_FAULT };
 	struct fuzz_in in = { data, size };
 	struct input input = { 0 };
-	struct hwsd d = { 0 };
+	struct hwsd_readings readings;
+	struct hwsd_live_set live;
+	struct hwsd_counters counters = { 0 };
+	atomic_bool motion_watched = false;
+	struct hwsd_view view = {
+		.readings = &readings, .live = &live, .counters = &counters, .motion_watched = &motion_watched,
+	};
 	struct hws_chip *chip = &input.chip;
 	unsigned flags = (unsigned)fuzz_take(&in, 1);
 	char *strings[4 + MAX_FEATURES] = { 0 }, *text;
@@ -401,24 +410,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		strings[3][cut] = '\0';
 	}
 
-	hwsd_readings_init(&d.readings);
-	hwsd_live_set_init(&d.live);
-	FUZZ_CHECK(hwsd_readings_update(&d.readings, chip, 1, alarms_cb, &input) == 0, "no memory");
+	hwsd_readings_init(&readings);
+	hwsd_live_set_init(&live);
+	FUZZ_CHECK(hwsd_readings_update(&readings, chip, 1, alarms_cb, &input) == 0, "no memory");
 	if (input.gone)
-		hwsd_readings_gone(&d.readings, chip->name);
+		hwsd_readings_gone(&readings, chip->name);
 
-	text = page(&d, hwsd_http_metrics);
+	text = page(&view, hwsd_http_metrics);
 	check_metrics(text, &input);
 	free(text);
-	text = page(&d, hwsd_http_api_sensors);
+	text = page(&view, hwsd_http_api_sensors);
 	check_sensors(text, &input);
 	free(text);
-	text = page(&d, hwsd_http_api_alarms);
+	text = page(&view, hwsd_http_api_alarms);
 	check_alarms(text, &input);
 	free(text);
 
-	hwsd_live_set_done(&d.live);
-	hwsd_readings_done(&d.readings);
+	hwsd_live_set_done(&live);
+	hwsd_readings_done(&readings);
 	for (size_t i = 0; i < 4 + MAX_FEATURES; i++)
 		free(strings[i]);
 	return 0;

@@ -23,14 +23,26 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hwsightd.h"
+#include "events.h"
+#include "http.h"
+#include "live.h"
+#include "log.h"
+#include "readings.h"
+#include "view.h"
 
 #include "fuzz.h"
 
 #define ANSWER_MS 5000
 #define MAX_FD 4096
 
-static struct hwsd daemon_state;
+/* What the daemon would publish: one chip, no camera, no history. */
+static struct {
+	struct hwsd_readings readings;
+	struct hwsd_live_set live;
+	struct hwsd_counters counters;
+	atomic_bool motion_watched;
+	struct hwsd_view view;
+} published;
 static struct hwsd_http *http;
 static struct sockaddr_in server;
 static bool verbose;  /* HWS_FUZZ_VERBOSE=1: each answer's status line */
@@ -53,7 +65,7 @@ static bool status_expected(int status)
 }
 
 /* A chip for the pages to show. */
-static void publish_readings(struct hwsd *d)
+static void publish_readings(void)
 {
 	static struct hws_subfeature subs[] = {
 		{ .name = "temp1_input", .item = HWS_ITEM_INPUT, .value = 42.5 },
@@ -69,10 +81,14 @@ static void publish_readings(struct hwsd *d)
 		.present = true, .n_features = 1, .features = features,
 	};
 
-	hwsd_readings_init(&d->readings);
-	hwsd_live_set_init(&d->live);
-	if (hwsd_readings_update(&d->readings, &chip, 1, NULL, NULL) < 0)
+	hwsd_readings_init(&published.readings);
+	hwsd_live_set_init(&published.live);
+	if (hwsd_readings_update(&published.readings, &chip, 1, NULL, NULL) < 0)
 		abort();
+	published.view = (struct hwsd_view){
+		.readings = &published.readings, .live = &published.live,
+		.counters = &published.counters, .motion_watched = &published.motion_watched,
+	};
 }
 
 static bool is_listening(int fd)
@@ -86,9 +102,8 @@ static bool is_listening(int fd)
 static void stop(void)
 {
 	http = hwsd_http_stop(http);
-	hwsd_live_set_done(&daemon_state.live);
-	hwsd_readings_done(&daemon_state.readings);
-	daemon_state.config = hwsd_config_free(daemon_state.config);
+	hwsd_live_set_done(&published.live);
+	hwsd_readings_done(&published.readings);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -99,14 +114,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc, (void)argv;
 	verbose = getenv("HWS_FUZZ_VERBOSE") != NULL;
 	hwsd_log_setup(HWSD_LOG_STDERR, LOG_CRIT);
-	if (hwsd_config_load(NULL, &daemon_state.config, NULL) < 0)
-		abort();
-	publish_readings(&daemon_state);
+	publish_readings();
 
 	/* libmicrohttpd does not say which port it took: find its socket. */
 	for (int fd = 0; fd < MAX_FD; fd++)
 		before[fd] = is_listening(fd);
-	r = hwsd_http_start(&daemon_state, "127.0.0.1:0", &http);
+	r = hwsd_http_start(&published.view, "127.0.0.1:0", &http);
 	if (r < 0) {
 		fprintf(stderr, "fuzz-http: cannot start the HTTP side: %s\n", strerror(-r));
 		abort();

@@ -15,8 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../hwsightd.h"
-#include "http.h"
+#include "../live.h"
+#include "../log.h"
+#include "../readings.h"
+#include "../view.h"
+#include "pages.h"
 
 static json_object *number(double v)
 {
@@ -109,9 +112,9 @@ static json_object *sensors_j_chip(const struct hwsd_chip_reading *chip)
 	return o;
 }
 
-int hwsd_http_api_sensors(struct hwsd *d, FILE *f)
+int hwsd_http_api_sensors(const struct hwsd_view *view, FILE *f)
 {
-	struct hwsd_readings *r = &d->readings;
+	struct hwsd_readings *r = view->readings;
 	json_object *root = json_object_new_object(), *chips = json_object_new_array();
 	json_object *sensors_j = json_object_new_object(), *ours = json_object_new_object();
 
@@ -141,9 +144,9 @@ int hwsd_http_api_sensors(struct hwsd *d, FILE *f)
 	return emit(root, f);
 }
 
-int hwsd_http_api_alarms(struct hwsd *d, FILE *f)
+int hwsd_http_api_alarms(const struct hwsd_view *view, FILE *f)
 {
-	struct hwsd_readings *r = &d->readings;
+	struct hwsd_readings *r = view->readings;
 	json_object *root = json_object_new_object(), *alarms = json_object_new_array();
 
 	pthread_mutex_lock(&r->lock);
@@ -199,11 +202,11 @@ static json_object *camera(const struct hwsd_live *l, const struct hwsd_camera_s
 	return o;
 }
 
-int hwsd_http_api_cameras(struct hwsd *d, FILE *f)
+int hwsd_http_api_cameras(const struct hwsd_view *view, FILE *f)
 {
 	json_object *root = json_object_new_object(), *cameras = json_object_new_array();
 	struct hwsd_live **lives;
-	int n = hwsd_live_set_list(&d->live, &lives);
+	int n = hwsd_live_set_list(view->live, &lives);
 
 	if (n < 0) {
 		json_object_put(root);

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../hwsightd.h"
-#include "http.h"
+#include "../live.h"
+#include "../log.h"
+#include "../view.h"
+#include "pages.h"
 
 #define BOUNDARY "hwsightframe"
 /* How long a viewer waits for a frame before saying so. */
@@ -28,7 +30,7 @@ static enum MHD_Result find_camera(struct hwsd_http_request *req, struct hwsd_li
 	if (!name || !*name)
 		return hwsd_http_fail(req->c, MHD_HTTP_BAD_REQUEST,
 				      "%s needs camera=NAME (see /api/v1/cameras)\n", req->url);
-	*ret = hwsd_live_set_find(&req->d->live, name, RELOAD_WAIT_MS);
+	*ret = hwsd_live_set_find(req->view->live, name, RELOAD_WAIT_MS);
 	if (!*ret)
 		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "no camera called \"%.64s\"\n", name);
 	return MHD_YES;
@@ -40,7 +42,7 @@ static enum MHD_Result find_camera(struct hwsd_http_request *req, struct hwsd_li
  * set (a @viewer counting there instead) and start again from its first
  * frame. -ESHUTDOWN once the camera is gone for good.
  */
-static int next_frame(struct hwsd *d, struct hwsd_live **l, uint64_t *after, int timeout_ms,
+static int next_frame(const struct hwsd_view *view, struct hwsd_live **l, uint64_t *after, int timeout_ms,
 		      bool viewer, struct hwsd_jpeg **ret)
 {
 	struct hwsd_live *again;
@@ -48,7 +50,7 @@ static int next_frame(struct hwsd *d, struct hwsd_live **l, uint64_t *after, int
 
 	if (r != -ESHUTDOWN)
 		return r;
-	again = hwsd_live_set_find(&d->live, (*l)->name, RELOAD_WAIT_MS);
+	again = hwsd_live_set_find(view->live, (*l)->name, RELOAD_WAIT_MS);
 	if (!again || again == *l) {
 		hwsd_live_unref(again);
 		return -ESHUTDOWN;
@@ -89,7 +91,7 @@ enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req)
 	ret = find_camera(req, &l);
 	if (!l)
 		return ret;
-	r = next_frame(req->d, &l, &after, SNAPSHOT_WAIT_MS, false, &j);
+	r = next_frame(req->view, &l, &after, SNAPSHOT_WAIT_MS, false, &j);
 	if (r < 0) {
 		ret = no_frame(req, l, r);
 		hwsd_live_unref(l);
@@ -106,7 +108,7 @@ enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req)
 
 /* A viewer of the stream: the frame being sent, and how far. */
 struct viewer {
-	struct hwsd *d;
+	const struct hwsd_view *view;
 	struct hwsd_live *live;
 	struct hwsd_jpeg *frame;
 	uint64_t seq;
@@ -132,7 +134,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 	(void)pos;
 	if (!v->frame) {
-		r = next_frame(v->d, &v->live, &v->seq, STREAM_WAIT_MS, true, &v->frame);
+		r = next_frame(v->view, &v->live, &v->seq, STREAM_WAIT_MS, true, &v->frame);
 		if (r == -ESHUTDOWN)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		/* Nothing yet: libmicrohttpd calls again, after checking the
@@ -192,7 +194,7 @@ enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req)
 		hwsd_live_unref(l);
 		return MHD_NO;
 	}
-	v->d = req->d;
+	v->view = req->view;
 	v->live = l;
 	hwsd_live_viewers(l, +1);
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, v, stream_free);

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "../history.h"
-#include "../hwsightd.h"
-#include "http.h"
+#include "../log.h"
+#include "../readings.h"
+#include "../view.h"
+#include "pages.h"
 
 #define PREFIX "/graph/"
 #define SUFFIX ".png"
@@ -44,16 +46,16 @@ enum MHD_Result hwsd_http_graph(struct hwsd_http_request *req)
 	if (hwsd_history_range(range) < 0)
 		return hwsd_http_fail(req->c, MHD_HTTP_BAD_REQUEST,
 				      "range: \"%.16s\" is not 1h, 1d or 1w\n", range);
-	if (!chip_known(&req->d->readings, name, len))
+	if (!chip_known(req->view->readings, name, len))
 		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "no chip \"%.*s\"\n",
 				      (int)(len > 64 ? 64 : len), name);
-	if (!req->d->history)
+	if (!req->view->history)
 		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND,
 				      "no history: the state directory cannot be written\n");
 	chip = strndup(name, len);
 	if (!chip)
 		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	r = hwsd_history_graph(req->d->history, chip, range, &png, &size);
+	r = hwsd_history_graph(req->view->history, chip, range, &png, &size);
 	if (r == -ENOENT || r == -EINVAL) {
 		/* -EINVAL: a known chip whose name cannot name a file. */
 		r = hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "%s: no history yet\n", chip);

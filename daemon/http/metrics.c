@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../hwsightd.h"
-#include "http.h"
+#include "../events.h"
+#include "../live.h"
+#include "../log.h"
+#include "../readings.h"
+#include "../view.h"
+#include "pages.h"
 
 /* The unit suffix of each kind's input; NULL: no value series. */
 static const char *const units[HWS_SENSOR_KIND_MAX] = {
@@ -164,11 +168,11 @@ static double camera_value(const struct hwsd_camera_status *st, enum camera_fiel
 	return NAN;
 }
 
-static int cameras(struct hwsd *d, FILE *f)
+static int cameras(const struct hwsd_view *view, FILE *f)
 {
 	struct hwsd_live **lives;
 	struct hwsd_camera_status *st;
-	int n = hwsd_live_set_list(&d->live, &lives);
+	int n = hwsd_live_set_list(view->live, &lives);
 
 	if (n <= 0)
 		return n;
@@ -198,9 +202,9 @@ static int cameras(struct hwsd *d, FILE *f)
 	return 0;
 }
 
-int hwsd_http_metrics(struct hwsd *d, FILE *f)
+int hwsd_http_metrics(const struct hwsd_view *view, FILE *f)
 {
-	struct hwsd_readings *r = &d->readings;
+	struct hwsd_readings *r = view->readings;
 
 	pthread_mutex_lock(&r->lock);
 	fputs("# HELP hwsight_chip_info A hardware monitor chip hwsightd has seen.\n"
@@ -235,15 +239,15 @@ int hwsd_http_metrics(struct hwsd *d, FILE *f)
 	pthread_mutex_unlock(&r->lock);
 	fprintf(f, "# HELP hwsight_alarms_active Alarms logged and not yet ended.\n"
 		"# TYPE hwsight_alarms_active gauge\nhwsight_alarms_active %u\n",
-		atomic_load(&d->counters.alarms_active));
-	if (atomic_load(&d->motion_watched))
+		atomic_load(&view->counters->alarms_active));
+	if (atomic_load(view->motion_watched))
 		fprintf(f, "# HELP hwsight_motion_events_total Sudden motions and free falls the motion "
 			"sensor reported.\n# TYPE hwsight_motion_events_total counter\n"
 			"hwsight_motion_events_total %llu\n"
 			"# HELP hwsight_motion_active 1 while the machine is moving.\n"
 			"# TYPE hwsight_motion_active gauge\nhwsight_motion_active %d\n",
-			atomic_load(&d->counters.motion_events), atomic_load(&d->counters.in_motion));
-	if (cameras(d, f) < 0)
+			atomic_load(&view->counters->motion_events), atomic_load(&view->counters->in_motion));
+	if (cameras(view, f) < 0)
 		return -ENOMEM;
 	return ferror(f) ? -EIO : 0;
 }

@@ -17,11 +17,13 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
-#include "../hwsightd.h"
-#include "http.h"
+#include "../http.h"
+#include "../log.h"
+#include "../view.h"
+#include "pages.h"
 
 struct hwsd_http {
-	struct hwsd *d;
+	const struct hwsd_view *view;
 	struct MHD_Daemon *mhd;
 };
 
@@ -33,7 +35,7 @@ static const char *const graph_params[] = { "range", NULL };
 static const struct page {
 	const char *path;
 	const char *type;
-	int (*write)(struct hwsd *d, FILE *f);
+	int (*write)(const struct hwsd_view *view, FILE *f);
 } pages[] = {
 	{ "/", "text/html; charset=utf-8", hwsd_http_status },
 	{ "/metrics", "text/plain; version=0.0.4; charset=utf-8", hwsd_http_metrics },
@@ -115,7 +117,7 @@ static enum MHD_Result serve_page(struct hwsd_http_request *req, const struct pa
 	f = open_memstream(&body, &len);
 	if (!f)
 		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	r = page->write(req->d, f);
+	r = page->write(req->view, f);
 	if (fclose(f) != 0 || r < 0) {
 		free(body);
 		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -145,7 +147,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      void **req_cls)
 {
 	struct hwsd_http *h = cls;
-	struct hwsd_http_request req = { .d = h->d, .c = c, .url = url };
+	struct hwsd_http_request req = { .view = h->view, .c = c, .url = url };
 	const struct page *page = NULL;
 	const struct route *route = NULL;
 	struct args_check args = { .allowed = no_params };
@@ -251,7 +253,7 @@ static int parse_listen(const char *listen, struct addrinfo **ret)
 	return getaddrinfo(host, port, &hints, ret) == 0 ? 0 : -EINVAL;
 }
 
-int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret)
+int hwsd_http_start(const struct hwsd_view *view, const char *listen, struct hwsd_http **ret)
 {
 	struct addrinfo *ai;
 	struct hwsd_http *h;
@@ -274,7 +276,7 @@ int hwsd_http_start(struct hwsd *d, const char *listen, struct hwsd_http **ret)
 		freeaddrinfo(ai);
 		return -ENOMEM;
 	}
-	h->d = d;
+	h->view = view;
 	starting = true;
 	/* ITC: a connection that ends is closed at once, not at the next one. */
 	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |

@@ -11,8 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../hwsightd.h"
-#include "http.h"
+#include "../events.h"
+#include "../live.h"
+#include "../log.h"
+#include "../readings.h"
+#include "../view.h"
+#include "pages.h"
 
 #define REFRESH_S 10
 
@@ -141,9 +145,9 @@ static void camera_section(FILE *f, struct hwsd_live *l)
 	fputs("</figcaption></figure>\n", f);
 }
 
-int hwsd_http_status(struct hwsd *d, FILE *f)
+int hwsd_http_status(const struct hwsd_view *view, FILE *f)
 {
-	struct hwsd_readings *r = &d->readings;
+	struct hwsd_readings *r = view->readings;
 	struct hwsd_live **lives;
 	char host[256] = "", stamp[64];
 	time_t now = time(NULL);
@@ -162,9 +166,9 @@ int hwsd_http_status(struct hwsd *d, FILE *f)
 	html(f, host);
 	fprintf(f, "</h1>\n<p>%s &middot; %u alarm%s active &middot; "
 		"<a href=\"/metrics\">metrics</a> &middot; <a href=\"/api/v1/sensors\">JSON</a></p>\n",
-		stamp, atomic_load(&d->counters.alarms_active),
-		atomic_load(&d->counters.alarms_active) == 1 ? "" : "s");
-	n = hwsd_live_set_list(&d->live, &lives);
+		stamp, atomic_load(&view->counters->alarms_active),
+		atomic_load(&view->counters->alarms_active) == 1 ? "" : "s");
+	n = hwsd_live_set_list(view->live, &lives);
 	if (n > 0) {
 		fputs("<h2>Cameras</h2>\n", f);
 		for (int i = 0; i < n; i++)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef HWSD_HTTP_H
-#define HWSD_HTTP_H
+#ifndef HWSD_HTTP_PAGES_H
+#define HWSD_HTTP_PAGES_H
 
 /*
  * The pages of the HTTP side. Each connection has its own thread
@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <microhttpd.h>
 
-struct hwsd;
+struct hwsd_view;
 
 struct hwsd_http_request {
-	struct hwsd *d;
+	const struct hwsd_view *view;
 	struct MHD_Connection *c;
 	const char *url;
 	bool head;                  /* HEAD: headers only */
@@ -30,15 +30,15 @@ enum MHD_Result hwsd_http_fail(struct MHD_Connection *c, unsigned status, const 
 	__attribute__((format(printf, 3, 4)));
 
 /* metrics.c: the Prometheus text exposition format, version 0.0.4. */
-int hwsd_http_metrics(struct hwsd *d, FILE *f);
+int hwsd_http_metrics(const struct hwsd_view *view, FILE *f);
 
 /* api.c: JSON. */
-int hwsd_http_api_sensors(struct hwsd *d, FILE *f);
-int hwsd_http_api_alarms(struct hwsd *d, FILE *f);
-int hwsd_http_api_cameras(struct hwsd *d, FILE *f);
+int hwsd_http_api_sensors(const struct hwsd_view *view, FILE *f);
+int hwsd_http_api_alarms(const struct hwsd_view *view, FILE *f);
+int hwsd_http_api_cameras(const struct hwsd_view *view, FILE *f);
 
 /* status.c: the status page, HTML. */
-int hwsd_http_status(struct hwsd *d, FILE *f);
+int hwsd_http_status(const struct hwsd_view *view, FILE *f);
 
 /* camera.c: /snapshot.jpg and /stream.mjpg. */
 enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req);

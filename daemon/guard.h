@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWSD_GUARD_H
+#define HWSD_GUARD_H
+
+/*
+ * The motion guard (disk-protect.c): motion events and hdapsd-style head
+ * parking, sampled on the motion queue.
+ */
+
+#include <stddef.h>
+
+#include "config.h"
+
+struct hwsd;
+struct hwsd_guard;
+
+/* The guard is made (the sensor opened and read once) before anything
+ * running stops, so that a reload can refuse. *ret is NULL when disk
+ * protection is off (not enabled, or no sensor). On failure @why says
+ * what. */
+int hwsd_guard_new(struct hwsd *d, const struct hwsd_motion_conf *m, struct hwsd_guard **ret,
+		   char *why, size_t size);
+struct hwsd_guard *hwsd_guard_free(struct hwsd_guard *g);
+void hwsd_guard_start(struct hwsd *d, struct hwsd_guard *g);   /* it is d's now */
+void hwsd_guard_stop(struct hwsd *d);
+
+#endif
