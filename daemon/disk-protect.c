@@ -20,14 +20,14 @@
 
 #include "events.h"
 #include "guard.h"
-#include "hwsightd.h"
 #include "log.h"
 
 #define RENEW_MS 1000
 
 struct hwsd_guard {
 	struct delayed_work dwork;
-	struct hwsd *d;
+	struct workqueue_struct *wq;
+	struct hwsd_events *sink;
 	const struct hwsd_motion_conf *conf;
 	struct hws_motion *motion;
 	struct hws_motion_detector *detector;
@@ -95,7 +95,7 @@ static void event(struct hwsd_guard *g, const char *name, const char *what)
 		snprintf(message, sizeof(message), "%s", what);
 	ev.priority = LOG_NOTICE;
 	ev.message = message;
-	hwsd_events_publish(g->d->events, &ev, 1);
+	hwsd_events_publish(g->sink, &ev, 1);
 }
 
 static void guard_work(struct work_struct *work)
@@ -135,7 +135,7 @@ static void guard_work(struct work_struct *work)
 	} else if (g->parked && now_ms() - g->parked_ms >= RENEW_MS)
 		park_all(g, m->park_ms);
 rearm:
-	queue_delayed_work(g->d->motion_wq, &g->dwork, msecs_to_jiffies(m->interval_ms));
+	queue_delayed_work(g->wq, &g->dwork, msecs_to_jiffies(m->interval_ms));
 }
 
 struct hwsd_guard *hwsd_guard_free(struct hwsd_guard *g)
@@ -173,8 +173,8 @@ static int disks_list(struct hwsd_guard *g)
 	return 0;
 }
 
-int hwsd_guard_new(struct hwsd *d, const struct hwsd_motion_conf *m, struct hwsd_guard **ret,
-		   char *why, size_t size)
+int hwsd_guard_new(const struct hwsd_motion_conf *m, struct workqueue_struct *wq, struct hwsd_events *sink,
+		   struct hwsd_guard **ret, char *why, size_t size)
 {
 	struct hws_motion_detector_params params = { .threshold = m->sensitivity };
 	struct hws_motion_options opts = { .interval_ms = m->interval_ms };
@@ -188,7 +188,8 @@ int hwsd_guard_new(struct hwsd *d, const struct hwsd_motion_conf *m, struct hwsd
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	g->d = d;
+	g->wq = wq;
+	g->sink = sink;
 	g->conf = m;
 	INIT_DELAYED_WORK(&g->dwork, guard_work);
 	r = hws_motion_open(&opts, &g->motion);
@@ -221,27 +222,17 @@ fail:
 	return r;
 }
 
-void hwsd_guard_start(struct hwsd *d, struct hwsd_guard *g)
+void hwsd_guard_start(struct hwsd_guard *g)
 {
-	if (!g)
-		return;
 	log_info("watching the motion sensor every %u ms%s%s", g->conf->interval_ms,
 		 g->conf->n_disks ? " to protect " : " (no disks to protect)", g->disks);
-	d->guard = g;
-	atomic_store(&d->motion_watched, true);
-	queue_delayed_work(d->motion_wq, &g->dwork, 0);
+	queue_delayed_work(g->wq, &g->dwork, 0);
 }
 
-void hwsd_guard_stop(struct hwsd *d)
+void hwsd_guard_stop(struct hwsd_guard *g)
 {
-	struct hwsd_guard *g = d->guard;
-
-	if (!g)
-		return;
-	atomic_store(&d->motion_watched, false);
 	cancel_delayed_work_sync(&g->dwork);
 	/* Never leave the heads parked behind us. */
 	if (g->parked)
 		park_all(g, 0);
-	d->guard = hwsd_guard_free(g);
 }

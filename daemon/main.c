@@ -276,13 +276,32 @@ static int jobs_prepare(struct hwsd *d, const struct hwsd_config *c, struct hwsd
 {
 	int r = hwsd_cameras_prepare(c, why, size);
 
-	return r < 0 ? r : hwsd_guard_new(d, &c->motion, guard, why, size);
+	return r < 0 ? r : hwsd_guard_new(&c->motion, d->motion_wq, d->events, guard, why, size);
+}
+
+/* The guard @g (NULL: disk protection is off) is d's now. */
+static void guard_start(struct hwsd *d, struct hwsd_guard *g)
+{
+	if (!g)
+		return;
+	d->guard = g;
+	atomic_store(&d->motion_watched, true);
+	hwsd_guard_start(g);
+}
+
+static void guard_stop(struct hwsd *d)
+{
+	if (!d->guard)
+		return;
+	atomic_store(&d->motion_watched, false);
+	hwsd_guard_stop(d->guard);
+	d->guard = hwsd_guard_free(d->guard);
 }
 
 static void jobs_stop(struct hwsd *d)
 {
 	hwsd_pollers_stop(d);
-	hwsd_guard_stop(d);
+	guard_stop(d);
 	hwsd_cameras_stop(d);
 }
 
@@ -297,7 +316,7 @@ static int jobs_start(struct hwsd *d, struct hwsd_guard *guard)
 		hwsd_cameras_stop(d);
 		return r;
 	}
-	hwsd_guard_start(d, guard);
+	guard_start(d, guard);
 	r = hwsd_pollers_start(d);
 	if (r < 0)
 		jobs_stop(d);
@@ -387,7 +406,7 @@ static void reload(struct main_loop *ml)
 		r = hwsd_pollers_start(d);
 		goto done;
 	}
-	hwsd_guard_stop(d);
+	guard_stop(d);
 	hwsd_cameras_stop(d);
 	config_use(d, c);
 	apply_logging(ml);
@@ -486,6 +505,41 @@ static int on_status(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	return 0;
 }
 
+/*
+ * Before the system sleeps the freezeable queues are frozen (running
+ * items finish, no new one starts), so that no poll runs against a chip
+ * being suspended; after, they are thawed and every chip is polled at
+ * once. Called by sleep.c, and at the end should the daemon be stopped
+ * while frozen.
+ */
+static void sleep_prepare(void *userdata, bool start)
+{
+	struct hwsd *d = userdata;
+	int r;
+
+	if (start) {
+		if (atomic_load(&d->frozen))
+			return;
+		log_info("the system is going to sleep: freezing the pollers");
+		r = freeze_workqueues();
+		if (r < 0) {
+			log_warning("freezing the pollers failed (%s); they run on", strerror(-r));
+			return;
+		}
+		atomic_store(&d->frozen, true);
+		hwsd_status_changed(&d->status);
+		return;
+	}
+	if (!atomic_load(&d->frozen))
+		return;
+	/* Queue every poller now, then let them all run. */
+	hwsd_pollers_kick(d);
+	thaw_workqueues();
+	atomic_store(&d->frozen, false);
+	log_info("the system woke up: polling every chip now");
+	hwsd_status_changed(&d->status);
+}
+
 static void hotplug_hwmon(void *userdata)
 {
 	hwsd_pollers_rescan(userdata);
@@ -512,7 +566,7 @@ static int loop_setup(struct main_loop *ml)
 	r = sd_event_add_io(ml->event, &ml->status, ml->d.status.fd, EPOLLIN, on_status, ml);
 	if (r < 0)
 		return r;
-	r = hwsd_sleep_new(&ml->d, ml->event, &ml->sleep);
+	r = hwsd_sleep_new(ml->event, sleep_prepare, &ml->d, &ml->sleep);
 	if (r < 0)
 		return r;
 	r = hwsd_hotplug_new(ml->event, &hotplug_ops, &ml->d, &ml->hotplug);
@@ -598,7 +652,7 @@ static void teardown(struct main_loop *ml)
 	struct hwsd *d = &ml->d;
 
 	if (atomic_load(&d->frozen))
-		hwsd_sleep_prepare(d, false);
+		sleep_prepare(d, false);
 	ml->hotplug = hwsd_hotplug_free(ml->hotplug);
 	ml->sleep = hwsd_sleep_free(ml->sleep);
 	ml->http = hwsd_http_stop(ml->http);

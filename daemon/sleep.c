@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Suspend: logind says PrepareForSleep(true) before the system sleeps and
- * PrepareForSleep(false) after it wakes. Before, the freezeable queues are
- * frozen (running items finish, no new one starts), so that no poll runs
- * against a chip that is being suspended; after, they are thawed and every
- * chip is polled at once. A "delay" inhibitor lock, taken at start and
- * again after each resume, makes logind wait for the freeze.
+ * PrepareForSleep(false) after it wakes; this passes it on to whoever
+ * made the watch (main.c freezes the queues before and thaws them
+ * after). A "delay" inhibitor lock, taken at start and again after each
+ * resume, makes logind wait until that returned.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +13,12 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
-#include "hwsightd.h"
 #include "log.h"
-#include "pollers.h"
 #include "sleep.h"
 
 struct hwsd_sleep {
-	struct hwsd *d;
+	void (*prepare)(void *userdata, bool start);
+	void *userdata;
 	sd_bus *bus;
 	sd_bus_slot *inhibit_call;
 	int inhibit_fd;
@@ -61,33 +59,6 @@ static void inhibit(struct hwsd_sleep *s)
 		log_debug("logind: cannot ask for a delay lock: %s", strerror(-r));
 }
 
-void hwsd_sleep_prepare(struct hwsd *d, bool start)
-{
-	int r;
-
-	if (start) {
-		if (atomic_load(&d->frozen))
-			return;
-		log_info("the system is going to sleep: freezing the pollers");
-		r = freeze_workqueues();
-		if (r < 0) {
-			log_warning("freezing the pollers failed (%s); they run on", strerror(-r));
-			return;
-		}
-		atomic_store(&d->frozen, true);
-		hwsd_status_changed(&d->status);
-		return;
-	}
-	if (!atomic_load(&d->frozen))
-		return;
-	/* Queue every poller now, then let them all run. */
-	hwsd_pollers_kick(d);
-	thaw_workqueues();
-	atomic_store(&d->frozen, false);
-	log_info("the system woke up: polling every chip now");
-	hwsd_status_changed(&d->status);
-}
-
 static int prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	struct hwsd_sleep *s = userdata;
@@ -99,7 +70,7 @@ static int prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *er
 		log_warning("logind: a PrepareForSleep signal without its argument");
 		return 0;
 	}
-	hwsd_sleep_prepare(s->d, start);
+	s->prepare(s->userdata, start);
 	if (start) {
 		/* Frozen: let the system go to sleep. */
 		if (s->inhibit_fd >= 0)
@@ -110,7 +81,8 @@ static int prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *er
 	return 0;
 }
 
-int hwsd_sleep_new(struct hwsd *d, sd_event *e, struct hwsd_sleep **ret)
+int hwsd_sleep_new(sd_event *e, void (*prepare)(void *userdata, bool start), void *userdata,
+		   struct hwsd_sleep **ret)
 {
 	struct hwsd_sleep *s;
 	int r;
@@ -118,7 +90,8 @@ int hwsd_sleep_new(struct hwsd *d, sd_event *e, struct hwsd_sleep **ret)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->d = d;
+	s->prepare = prepare;
+	s->userdata = userdata;
 	s->inhibit_fd = -1;
 	r = sd_bus_open_system(&s->bus);
 	if (r < 0) {

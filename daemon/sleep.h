@@ -2,17 +2,20 @@
 #ifndef HWSD_SLEEP_H
 #define HWSD_SLEEP_H
 
-/* Suspend (sleep.c): logind's PrepareForSleep freezes the queues. */
+/*
+ * Suspend (sleep.c): logind's PrepareForSleep, on the main loop. The
+ * system waits (a delay lock) until @prepare has returned for the way
+ * down; @prepare(start=false) follows the wake-up. Without a system bus
+ * nothing is said, and the daemon runs on.
+ */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-struct hwsd;
 struct hwsd_sleep;
 
-int hwsd_sleep_new(struct hwsd *d, sd_event *e, struct hwsd_sleep **ret);
+int hwsd_sleep_new(sd_event *e, void (*prepare)(void *userdata, bool start), void *userdata,
+		   struct hwsd_sleep **ret);
 struct hwsd_sleep *hwsd_sleep_free(struct hwsd_sleep *s);
-/* Freeze (before sleep) or thaw and poll at once (after); main thread. */
-void hwsd_sleep_prepare(struct hwsd *d, bool start);
 
 #endif
