@@ -36,7 +36,7 @@
 
 #include <hwsight/detect.h>
 
-#include "sensors/sysfs.h"
+#include "sysfs-util.h"
 
 #define W83793_REG_BANKSEL  0x00
 #define W83793_REG_I2C_ADDR 0x0b

@@ -67,5 +67,3 @@ extern bool hws__workqueues_frozen;               /* L: hws__workqueues_lock */
 
 /* The worker the calling thread is, or NULL. */
 struct hws__cwq *hws__current_cwq(void);
-
-int hws__cond_init_monotonic(pthread_cond_t *cond);
