@@ -488,6 +488,17 @@ int hws_workqueue_nr_workers(const struct workqueue_struct *wq)
 	return wq ? wq->nr_workers : -EINVAL;
 }
 
+/* Only a worker writes its own current_work, so it reads it unlocked. */
+struct work_struct *current_work(void)
+{
+	return this_cwq ? this_cwq->current_work : NULL;
+}
+
+struct workqueue_struct *hws_workqueue_current(void)
+{
+	return this_cwq ? this_cwq->wq : NULL;
+}
+
 /* A barrier item: the flusher waits until it has run. */
 struct wq_barrier {
 	struct work_struct work;
