@@ -136,7 +136,7 @@ TEST(nested_run_in_own_flush)
 	destroy_workqueue(n.wq);
 }
 
-/* run_scheduled_work() runs the handler in its caller, which is no worker. */
+/* run_scheduled_work() runs the handler in its caller: here no worker ... */
 TEST(caller_run_item_runs_on_no_worker)
 {
 	struct workqueue_struct *wq = create_singlethread_workqueue("cursync");
@@ -154,6 +154,45 @@ TEST(caller_run_item_runs_on_no_worker)
 	flush_workqueue(wq);
 	blocker_destroy(&b);
 	destroy_workqueue(wq);
+}
+
+/* ... and in a handler that does so, the handler's item and queue. */
+struct sync_in_handler {
+	struct work_struct outer;
+	struct where inner;
+	int ran;
+};
+
+static void sync_outer_fn(struct work_struct *work)
+{
+	struct sync_in_handler *s = container_of(work, struct sync_in_handler, outer);
+
+	s->ran = run_scheduled_work(&s->inner.work);
+}
+
+TEST(caller_run_item_in_a_handler_sees_the_handler)
+{
+	struct workqueue_struct *runner = create_singlethread_workqueue("currun");
+	struct workqueue_struct *target = create_singlethread_workqueue("curtgt");
+	struct sync_in_handler s = { .ran = -1 };
+	struct blocker b;
+
+	ASSERT_NOT_NULL(runner);
+	ASSERT_NOT_NULL(target);
+	where_init(&s.inner);
+	INIT_WORK(&s.outer, sync_outer_fn);
+	blocker_start(&b, target, -1);
+	ASSERT_EQ(queue_work(target, &s.inner.work), 1);
+	ASSERT_EQ(queue_work(runner, &s.outer), 1);
+	flush_workqueue(runner);
+	ASSERT_EQ(s.ran, 1);
+	ASSERT_PTR_EQ(s.inner.work_seen, &s.outer);
+	ASSERT_PTR_EQ(s.inner.wq_seen, runner);
+	blocker_stop(&b);
+	flush_workqueue(target);
+	blocker_destroy(&b);
+	destroy_workqueue(runner);
+	destroy_workqueue(target);
 }
 
 int main(int argc, char **argv)

@@ -239,9 +239,10 @@ HWS_EXPORT int hws_workqueue_nr_workers(const struct workqueue_struct *wq);
  * current_work - the item the calling thread runs as a worker
  *
  * For code that must know where it runs: an assertion that a function is
- * called from a handler, or from one item and no other. As in later
- * kernels, an item that run_scheduled_work() runs in its caller's thread
- * is not a worker's.
+ * called from a handler, or from one item and no other. It answers for
+ * the calling thread, so a handler that run_scheduled_work() runs in its
+ * caller's thread gets the caller's answer: NULL, unless the caller is a
+ * worker itself.
  *
  * Return: the item whose handler the calling worker thread is running
  * (the inner one while a handler flushes its own queue), or NULL if the
