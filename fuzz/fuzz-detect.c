@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Chip detection (sensors/detect.c) on what a foreign chip and sysfs can
+ * Chip detection (lib/detect/detect.c) on what a foreign chip and sysfs can
  * say:
  *  - hws_detect_w83793_identify() against a chip answering any register
  *    with any value or error. Whatever it answers, only the four ID

@@ -2,12 +2,12 @@
 /*
  * hwmon attributes as sysfs hands them over, each input taken both as the
  * bytes of an attribute file and as an attribute's file name:
- *  - the strict value parsers (sensors/hwmon.c, sensors/sysfs.c), checked
- *    against each other: whatever has the shape of a driver's "%ld\n" is
- *    a number to both, nothing else is to hws__parse_long();
+ *  - the strict value parsers (lib/sensors/hwmon.c, lib/util/sysfs-util.c),
+ *    checked against each other: whatever has the shape of a driver's
+ *    "%ld\n" is a number to both, nothing else is to hws__parse_long();
  *  - one read as the readers do it (reader.c): at most HWS_RAW_READ bytes
  *    into the value's buffer, parsed, scaled, and applesmc's "(l,r)";
- *  - hws__pread_attr() on a file holding the bytes (sysfs.c);
+ *  - hws__pread_attr() on a file holding the bytes (sysfs-util.c);
  *  - the classification of a file name into channel and item (hwmon.c).
  */
 #include <ctype.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "sensors/sensors-internal.h"
-#include "sensors/sysfs.h"
+#include "util/sysfs-util.h"
 
 #include "fuzz.h"
 

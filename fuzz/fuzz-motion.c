@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The Apple Motion Sensor's attributes (hws_motion_parse(), in
- * sensors/motion-detector.c): ams' "current" ("x y z\n", s8), applesmc's
+ * lib/motion/motion-detector.c): ams' "current" ("x y z\n", s8), applesmc's
  * "position" ("(x,y,z)\n", s16) and "calibrate" ("(x,y)\n"). Each input is
  * parsed in all three formats; what parses is in range and goes on into a
  * calibrated sample and an orientation, as hws_motion_read() takes it. The

@@ -37,6 +37,7 @@
 #include <hwsight/camera.h>
 
 #include "camera/camera-internal.h"
+#include "io-util.h"
 
 /* Far more than any driver lists; it only stops a driver that never says
  * EINVAL from keeping us here forever. */
@@ -64,12 +65,7 @@ static void copy_field(char *dst, size_t size, const uint8_t *src, size_t src_si
 
 static int xioctl(int fd, bool wrapped, unsigned long request, void *arg)
 {
-	int r;
-
-	do
-		r = wrapped ? v4l2_ioctl(fd, request, arg) : ioctl(fd, request, arg);
-	while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : 0;
+	return hws__ioctl_retry(wrapped ? v4l2_ioctl : ioctl, fd, request, arg);
 }
 
 static void close_node(int fd, bool wrapped)

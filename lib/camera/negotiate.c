@@ -26,26 +26,17 @@
 #include <libv4l2.h>
 
 #include "camera/capture-internal.h"
-
-static int xioctl(struct hws_camera *cam, bool through_libv4l2, unsigned long request, void *arg)
-{
-	int r;
-
-	do
-		r = through_libv4l2 ? v4l2_ioctl(cam->fd, request, arg) : ioctl(cam->fd, request, arg);
-	while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : 0;
-}
+#include "io-util.h"
 
 int hws__camera_ioctl(struct hws_camera *cam, unsigned long request, void *arg)
 {
-	return xioctl(cam, cam->wrapped, request, arg);
+	return hws__ioctl_retry(cam->wrapped ? v4l2_ioctl : ioctl, cam->fd, request, arg);
 }
 
 /* The device itself, past libv4l2 even once wrapped: what it really sends. */
 static int device_ioctl(struct hws_camera *cam, unsigned long request, void *arg)
 {
-	return xioctl(cam, false, request, arg);
+	return hws__ioctl_retry(ioctl, cam->fd, request, arg);
 }
 
 int hws_camera_open(const char *devnode, struct hws_camera **ret_camera)

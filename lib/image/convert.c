@@ -32,9 +32,17 @@
 	WORD(fcc, HWS__PIX_RGB_WORD, bytes, be, rs, rb, gs, gb, bs, bb)
 #define YUVW(fcc, bytes, ys, yb, us, ub, vs, vb) \
 	WORD(fcc, HWS__PIX_YUV_WORD, bytes, false, ys, yb, us, ub, vs, vb)
-/* 16-bit Bayer: the blue site, and how many of the 16 bits carry the value. */
+/* Bayer: the column and row of the blue site in the 2x2 tile and, in 16
+ * bits, how many of them carry the value. */
+#define BAYER8(fcc, bx, by, width) PF(fcc, HWS__PIX_BAYER8, 1, -1, bx, by)
 #define BAYER16(fcc, bx, by, width) \
 	{ .fourcc = fcc, .kind = HWS__PIX_BAYER16, .bpp = 2, .off = { bx, by, width }, .tj_format = -1 }
+/* The four tiles of one depth: BGGR has its blue site top left, RGGB bottom right. */
+#define BAYER_TILES(entry, depth)                            \
+	entry(V4L2_PIX_FMT_SBGGR##depth, 0, 0, depth),       \
+	entry(V4L2_PIX_FMT_SGBRG##depth, 1, 0, depth),       \
+	entry(V4L2_PIX_FMT_SGRBG##depth, 0, 1, depth),       \
+	entry(V4L2_PIX_FMT_SRGGB##depth, 1, 1, depth)
 
 /*
  * The layouts follow the tables of the V4L2 specification ("Packed RGB
@@ -114,23 +122,10 @@ static const struct hws__pixfmt pixfmts[] = {
 	RGBW(V4L2_PIX_FMT_BGRA444, 2, false, 4, 4, 8, 4, 12, 4),
 	/* b5..b0 g5..g0 r5..r0 from the first byte's top bit down */
 	RGBW(V4L2_PIX_FMT_BGR666, 4, true, 14, 6, 20, 6, 26, 6),
-	/* 8-bit Bayer: column and row of the blue site in the 2x2 tile */
-	PF(V4L2_PIX_FMT_SBGGR8, HWS__PIX_BAYER8, 1, -1, 0, 0),
-	PF(V4L2_PIX_FMT_SGBRG8, HWS__PIX_BAYER8, 1, -1, 1, 0),
-	PF(V4L2_PIX_FMT_SGRBG8, HWS__PIX_BAYER8, 1, -1, 0, 1),
-	PF(V4L2_PIX_FMT_SRGGB8, HWS__PIX_BAYER8, 1, -1, 1, 1),
-	BAYER16(V4L2_PIX_FMT_SBGGR10, 0, 0, 10),
-	BAYER16(V4L2_PIX_FMT_SGBRG10, 1, 0, 10),
-	BAYER16(V4L2_PIX_FMT_SGRBG10, 0, 1, 10),
-	BAYER16(V4L2_PIX_FMT_SRGGB10, 1, 1, 10),
-	BAYER16(V4L2_PIX_FMT_SBGGR12, 0, 0, 12),
-	BAYER16(V4L2_PIX_FMT_SGBRG12, 1, 0, 12),
-	BAYER16(V4L2_PIX_FMT_SGRBG12, 0, 1, 12),
-	BAYER16(V4L2_PIX_FMT_SRGGB12, 1, 1, 12),
-	BAYER16(V4L2_PIX_FMT_SBGGR16, 0, 0, 16),
-	BAYER16(V4L2_PIX_FMT_SGBRG16, 1, 0, 16),
-	BAYER16(V4L2_PIX_FMT_SGRBG16, 0, 1, 16),
-	BAYER16(V4L2_PIX_FMT_SRGGB16, 1, 1, 16),
+	BAYER_TILES(BAYER8, 8),
+	BAYER_TILES(BAYER16, 10),
+	BAYER_TILES(BAYER16, 12),
+	BAYER_TILES(BAYER16, 16),
 	PF(V4L2_PIX_FMT_MJPEG, HWS__PIX_JPEG, 0, -1, 0),
 	PF(V4L2_PIX_FMT_JPEG, HWS__PIX_JPEG, 0, -1, 0),
 };

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "image/image-internal.h"
+#include "time-util.h"
 
 int hws__buf_reserve(struct hws__buf *b, size_t size)
 {
@@ -207,11 +207,8 @@ static void random_suffix(char *s, unsigned attempt)
 	if (getrandom(bytes, sizeof(bytes), GRND_NONBLOCK) != (ssize_t)sizeof(bytes)) {
 		/* No entropy yet (early boot): unique is all we need, and
 		 * O_EXCL catches a collision. */
-		struct timespec ts;
-		uint64_t x;
+		uint64_t x = hws__now_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 20 ^ attempt;
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 20 ^ attempt;
 		for (size_t i = 0; i < sizeof(bytes); i++, x >>= 8)
 			bytes[i] = (uint8_t)x;
 	}

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "sensors/sensors-internal.h"
-#include "sensors/sysfs.h"
+#include "sysfs-util.h"
 
 #define HWMON_CLASS "/sys/class/hwmon"
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "io-util.h"
 #include "sensors/sensors-internal.h"
 
 /*
@@ -78,11 +79,9 @@ static int read_sysfs(struct hws__chip *chip, size_t f, size_t i, double *ret)
 	fd = hws__attr_fd(chip, f, i);
 	if (fd < 0)
 		return fd;
-	do
-		n = pread(fd, p->raw, HWS_RAW_READ, 0);
-	while (n < 0 && errno == EINTR);
+	n = hws__pread_retry(fd, p->raw, HWS_RAW_READ, 0);
 	if (n < 0)
-		return hws__attr_error(chip, -errno);
+		return hws__attr_error(chip, (int)n);
 	return hws__finish_value(chip, f, i, (size_t)n, ret);
 }
 

@@ -7,20 +7,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sensors/sensors-internal.h"
+#include "time-util.h"
 
 /* libsensors' state is process-wide: one context at a time. */
 static atomic_flag in_use = ATOMIC_FLAG_INIT;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static const struct hws__reader_ops *reader(const struct hws_sensors *s)
 {
@@ -179,7 +171,7 @@ static void plan_settings(const struct hws_sensors *s, struct hws__chip *chip, u
 
 static int read_chips(struct hws_sensors *s, struct hws__chip **chips, size_t n, unsigned flags)
 {
-	uint64_t now = now_ms();
+	uint64_t now = hws__now_ms();
 	int total = 0;
 
 	for (size_t i = 0; i < n; i++)

@@ -9,6 +9,7 @@
 
 #include "list.h"
 #include "workqueue-internal.h"
+#include "cond-util.h"
 
 /* The kernel's freezer gives up on tasks after 20 s as well. */
 #define FREEZE_TIMEOUT_SEC 20
@@ -81,8 +82,7 @@ int freeze_workqueues(void)
 
 	if (self && self->wq->freezeable)
 		return -EDEADLK;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += FREEZE_TIMEOUT_SEC;
+	deadline = hws__cond_deadline_ms(FREEZE_TIMEOUT_SEC * 1000);
 
 	pthread_mutex_lock(&hws__freezer_lock);
 	if (hws__workqueues_frozen)

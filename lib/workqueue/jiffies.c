@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <sched.h>
-#include <time.h>
 
 #include <hwsight/jiffies.h>
+
+#include "time-util.h"
 
 /*
  * One jiffy is 10^7/3 ns, not a whole number of nanoseconds, so the
@@ -11,17 +12,9 @@
  */
 #define NS_PER_3_JIFFIES 10000000ULL
 
-static unsigned long long monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
-}
-
 unsigned long hws_jiffies(void)
 {
-	return INITIAL_JIFFIES + (unsigned long)(monotonic_ns() * 3 / NS_PER_3_JIFFIES);
+	return INITIAL_JIFFIES + (unsigned long)(hws__now_ns() * 3 / NS_PER_3_JIFFIES);
 }
 
 unsigned long long hws_jiffies_to_monotonic_ns(unsigned long j)

@@ -23,7 +23,7 @@
 struct hws__cwq {
 	struct workqueue_struct *wq;
 	struct hws__list_head worklist;     /* L: wq->lock */
-	struct work_struct *current_work;  /* L: wq->lock */
+	struct work_struct *current_work;  /* L: wq->lock; written by this worker only */
 	unsigned long completed;           /* L: wq->lock; items finished */
 	int running;                       /* L: wq->lock; >1 while flushing from a handler */
 	bool idle;                         /* L: wq->lock; waiting on more_work */
@@ -67,5 +67,3 @@ extern bool hws__workqueues_frozen;               /* L: hws__workqueues_lock */
 
 /* The worker the calling thread is, or NULL. */
 struct hws__cwq *hws__current_cwq(void);
-
-int hws__cond_init_monotonic(pthread_cond_t *cond);

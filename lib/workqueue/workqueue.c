@@ -27,6 +27,8 @@
 
 #include "list.h"
 #include "workqueue-internal.h"
+#include "cond-util.h"
+#include "time-util.h"
 
 pthread_mutex_t hws__freezer_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t hws__workqueues_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -141,9 +143,7 @@ static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 static int set_alarm(struct workqueue_struct *wq, unsigned long expires)
 {
 	unsigned long long ns = hws_jiffies_to_monotonic_ns(expires);
-	struct itimerspec its = {
-		.it_value = { .tv_sec = (time_t)(ns / 1000000000ULL), .tv_nsec = (long)(ns % 1000000000ULL) },
-	};
+	struct itimerspec its = { .it_value = hws__timespec_from_ns(ns) };
 
 	/* A zero it_value would disarm it; a time in the past fires now. */
 	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
@@ -320,12 +320,10 @@ static void run_timers(struct workqueue_struct *wq)
  * poll(). */
 static int ms_until(unsigned long expires)
 {
-	struct timespec now;
 	long long ms;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = ((long long)hws_jiffies_to_monotonic_ns(expires) -
-	      ((long long)now.tv_sec * 1000000000LL + now.tv_nsec) + 999999) / 1000000;
+	ms = ((long long)hws_jiffies_to_monotonic_ns(expires) - (long long)hws__now_ns() + 999999) /
+	     1000000;
 	return ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
@@ -369,21 +367,6 @@ static void *timer_main(void *arg)
 	}
 	pthread_mutex_unlock(&wq->lock);
 	return NULL;
-}
-
-int hws__cond_init_monotonic(pthread_cond_t *cond)
-{
-	pthread_condattr_t attr;
-	int r;
-
-	r = pthread_condattr_init(&attr);
-	if (r)
-		return -r;
-	r = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (!r)
-		r = pthread_cond_init(cond, &attr);
-	pthread_condattr_destroy(&attr);
-	return -r;
 }
 
 static int start_thread(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name,
@@ -503,6 +486,17 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 int hws_workqueue_nr_workers(const struct workqueue_struct *wq)
 {
 	return wq ? wq->nr_workers : -EINVAL;
+}
+
+/* Only a worker writes its own current_work, so it reads it unlocked. */
+struct work_struct *current_work(void)
+{
+	return this_cwq ? this_cwq->current_work : NULL;
+}
+
+struct workqueue_struct *hws_workqueue_current(void)
+{
+	return this_cwq ? this_cwq->wq : NULL;
 }
 
 /* A barrier item: the flusher waits until it has run. */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "sensors/sensors-internal.h"
-#include "sensors/sysfs.h"
+#include "util/sysfs-util.h"
 #include "task.h"
 
 static void expect_value(const char *text, double want)

@@ -235,6 +235,32 @@ HWS_EXPORT void thaw_workqueues(void);
 /* Number of workers of a queue (one per online CPU, or one). */
 HWS_EXPORT int hws_workqueue_nr_workers(const struct workqueue_struct *wq);
 
+/**
+ * current_work - the item the calling thread runs as a worker
+ *
+ * For code that must know where it runs: an assertion that a function is
+ * called from a handler, or from one item and no other. It answers for
+ * the calling thread, so a handler that run_scheduled_work() runs in its
+ * caller's thread gets the caller's answer: NULL, unless the caller is a
+ * worker itself.
+ *
+ * Return: the item whose handler the calling worker thread is running
+ * (the inner one while a handler flushes its own queue), or NULL if the
+ * caller is not a worker thread.
+ */
+HWS_EXPORT struct work_struct *current_work(void);
+
+/**
+ * hws_workqueue_current - the workqueue whose worker the calling thread is
+ *
+ * Lets code check that it runs on the queue it belongs to, for instance
+ * state that only one single-threaded queue's handlers may touch.
+ *
+ * Return: the queue one of whose workers is calling, or NULL from any
+ * other thread (a queue's timer thread included).
+ */
+HWS_EXPORT struct workqueue_struct *hws_workqueue_current(void);
+
 #ifdef __cplusplus
 }
 #endif

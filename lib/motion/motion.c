@@ -21,7 +21,8 @@
 
 #include <hwsight/motion.h>
 
-#include "sensors/sysfs.h"
+#include "sysfs-util.h"
+#include "time-util.h"
 
 /* What hwsight knows of each driver, from its source. */
 static const struct driver_desc {
@@ -119,14 +120,6 @@ static void motion_log(const struct hws_motion *m, const char *fmt, ...)
 	m->log(m->log_userdata, buf);
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* ams does its arithmetic in s8, so the input values wrap modulo 256. */
 static int wrap_s8(int v)
 {
@@ -168,7 +161,7 @@ static int sysfs_read(struct hws_motion *m, int raw[3], uint64_t *ret_time)
 {
 	int r = read_values(m, m->drv->position, m->drv->format, raw);
 
-	*ret_time = now_usec();
+	*ret_time = hws__now_us();
 	return r;
 }
 
@@ -180,14 +173,11 @@ static int sysfs_read(struct hws_motion *m, int raw[3], uint64_t *ret_time)
  */
 static int sysfs_wait(struct hws_motion *m, int raw[3], uint64_t *ret_time)
 {
-	uint64_t interval = (uint64_t)m->interval_ms * 1000, now = now_usec(), tick = m->next_tick;
+	uint64_t interval = (uint64_t)m->interval_ms * 1000, now = hws__now_us(), tick = m->next_tick;
 	int r;
 
 	if (now < tick) {
-		struct timespec ts = {
-			.tv_sec = (time_t)(tick / 1000000),
-			.tv_nsec = (long)(tick % 1000000) * 1000,
-		};
+		struct timespec ts = hws__timespec_from_ns(tick * 1000);
 
 		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		if (r)
@@ -227,7 +217,7 @@ static void evdev_state(const struct hws_motion *m, int raw[3])
 static uint64_t event_time(const struct hws_motion *m, const struct input_event *ev)
 {
 	uint64_t t = (uint64_t)ev->input_event_sec * 1000000 + (uint64_t)ev->input_event_usec;
-	uint64_t now = now_usec(), real_now;
+	uint64_t now = hws__now_us(), real_now;
 	struct timespec ts;
 
 	if (m->event_clock)
@@ -264,7 +254,7 @@ static int evdev_pump(struct hws_motion *m, uint64_t *ret_time)
 			while (r == LIBEVDEV_READ_STATUS_SYNC);
 			if (r < 0 && r != -EAGAIN)
 				return r;
-			*ret_time = now_usec();
+			*ret_time = hws__now_us();
 			return 1;
 		}
 		if (ev.type == EV_SYN && ev.code == SYN_REPORT) {
@@ -294,7 +284,7 @@ static int evdev_read(struct hws_motion *m, int raw[3], uint64_t *ret_time)
 	if (r < 0)
 		return r;
 	evdev_state(m, raw);
-	*ret_time = m->last_time = now_usec();
+	*ret_time = m->last_time = hws__now_us();
 	return 0;
 }
 
@@ -314,7 +304,7 @@ static int evdev_wait(struct hws_motion *m, int raw[3], uint64_t *ret_time)
 			*ret_time = m->last_time = t;
 			return 0;
 		}
-		now = now_usec();
+		now = hws__now_us();
 		if (now >= deadline) {
 			/* Silence means unchanged values, if the device is there. */
 			r = device_present(m);
@@ -585,7 +575,7 @@ int hws_motion_open(const struct hws_motion_options *opts, struct hws_motion **r
 		open_input(m, root);
 	m->ops = m->evdev ? &evdev_ops : &sysfs_ops;
 	m->interval_ms = o.interval_ms ? o.interval_ms : m->evdev ? 100 : 20;
-	m->next_tick = m->last_time = now_usec();
+	m->next_tick = m->last_time = hws__now_us();
 	*ret_motion = m;
 	return 0;
 

@@ -36,7 +36,7 @@
 
 #include <hwsight/detect.h>
 
-#include "sensors/sysfs.h"
+#include "sysfs-util.h"
 
 #define W83793_REG_BANKSEL  0x00
 #define W83793_REG_I2C_ADDR 0x0b
@@ -307,15 +307,24 @@ static int chip_list_add(struct chip_list *l, const struct hws_detected_chip *c)
 	return 0;
 }
 
-static int chip_list_emit(struct chip_list *l, hws_detect_cb cb, void *userdata)
+/*
+ * Hand what the scans found to @cb, unless they failed (@r < 0), and free
+ * the list either way: every public entry point ends here.
+ * Return: the number of chips handed over, the scans' error @r, or the
+ * first negative return of @cb.
+ */
+static int chip_list_finish(int r, struct chip_list *l, hws_detect_cb cb, void *userdata)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		int r = cb(&l->v[i], userdata);
+	for (size_t i = 0; r >= 0 && i < l->n; i++) {
+		int q = cb(&l->v[i], userdata);
 
-		if (r < 0)
-			return r;
+		if (q < 0)
+			r = q;
 	}
-	return l->n > INT_MAX ? INT_MAX : (int)l->n;
+	if (r >= 0)
+		r = l->n > INT_MAX ? INT_MAX : (int)l->n;
+	free(l->v);
+	return r;
 }
 
 static int smbus_read(void *ctx, uint8_t reg)
@@ -524,29 +533,19 @@ int hws_detect_list_buses(int *buses, size_t size)
 int hws_detect_bus(int bus, hws_detect_cb cb, void *userdata)
 {
 	struct chip_list l = { 0 };
-	int r;
 
 	if (bus < 0 || !cb)
 		return -EINVAL;
-	r = scan_bus(bus, &l);
-	if (r >= 0)
-		r = chip_list_emit(&l, cb, userdata);
-	free(l.v);
-	return r;
+	return chip_list_finish(scan_bus(bus, &l), &l, cb, userdata);
 }
 
 int hws_detect_platform(hws_detect_cb cb, void *userdata)
 {
 	struct chip_list l = { 0 };
-	int r;
 
 	if (!cb)
 		return -EINVAL;
-	r = scan_platform(&l);
-	if (r >= 0)
-		r = chip_list_emit(&l, cb, userdata);
-	free(l.v);
-	return r;
+	return chip_list_finish(scan_platform(&l), &l, cb, userdata);
 }
 
 int hws_detect_all(hws_detect_cb cb, void *userdata)
@@ -581,10 +580,7 @@ int hws_detect_all(hws_detect_cb cb, void *userdata)
 			goto out;
 	}
 	r = scan_platform(&l);
-	if (r >= 0)
-		r = chip_list_emit(&l, cb, userdata);
 out:
 	free(buses);
-	free(l.v);
-	return r;
+	return chip_list_finish(r, &l, cb, userdata);
 }

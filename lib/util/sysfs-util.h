@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef HWS_SENSORS_SYSFS_H
-#define HWS_SENSORS_SYSFS_H
+#ifndef HWS_UTIL_SYSFS_UTIL_H
+#define HWS_UTIL_SYSFS_UTIL_H
 
 #include <stddef.h>
 

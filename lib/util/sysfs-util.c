@@ -6,19 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sensors/sysfs.h"
-
-static int finish(char *buf, size_t size, ssize_t n)
-{
-	if (n < 0)
-		return -errno;
-	if ((size_t)n >= size)
-		return -EFBIG;
-	while (n > 0 && buf[n - 1] == '\n')
-		n--;
-	buf[n] = '\0';
-	return (int)n;
-}
+#include "io-util.h"
+#include "sysfs-util.h"
 
 int hws__pread_attr(int fd, char *buf, size_t size)
 {
@@ -27,10 +16,15 @@ int hws__pread_attr(int fd, char *buf, size_t size)
 	if (size < 2)
 		return -EINVAL;
 	/* Ask for one byte more than fits, to tell "full" from "too long". */
-	do
-		n = pread(fd, buf, size, 0);
-	while (n < 0 && errno == EINTR);
-	return finish(buf, size, n);
+	n = hws__pread_retry(fd, buf, size, 0);
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n >= size)
+		return -EFBIG;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return (int)n;
 }
 
 int hws__read_attr(int dirfd, const char *name, char *buf, size_t size)
