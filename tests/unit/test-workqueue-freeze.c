@@ -301,22 +301,19 @@ TEST(freeze_applies_to_new_queues)
 /* The cancel helpers work on a frozen queue: nothing is running there. */
 TEST(cancel_sync_while_frozen)
 {
-	struct workqueue_struct *fq = create_freezeable_workqueue("frzcan");
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(fq);
-	probe_init(&p, fq);
+	wq_fixture_start(&f, "frzcan", WQF_FREEZEABLE);
 	ASSERT_EQ(freeze_workqueues(), 0);
-	ASSERT_EQ(queue_work(fq, &p.work), 1);
-	ASSERT_EQ(queue_delayed_work(fq, &p.dw, 1), 1);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
 	sleep_ms(100);
-	ASSERT_TRUE(cancel_work_sync(&p.work));
-	ASSERT_TRUE(cancel_delayed_work_sync(&p.dw));
+	ASSERT_TRUE(cancel_work_sync(&f.p.work));
+	ASSERT_TRUE(cancel_delayed_work_sync(&f.p.dw));
 	thaw_workqueues();
-	flush_workqueue(fq);
-	ASSERT_EQ(probe_runs(&p), 0);
-	destroy_workqueue(fq);
-	probe_destroy(&p);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_stop(&f);
 }
 
 /*

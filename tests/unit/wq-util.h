@@ -391,4 +391,69 @@ static inline int probe_runs(struct probe *p)
 			TSEM_WAIT(&(p)->ran);                                 \
 	} while (0)
 
+/*
+ * The set-up most single-item tests share: a queue with one probe on it,
+ * optionally a gate the probe's handler waits on and a blocker holding the
+ * queue's worker from the start. wq_fixture_stop() frees whatever was set
+ * up, so a test states only what it checks.
+ */
+enum {
+	WQF_SINGLE = 1 << 0,    /* create_singlethread_workqueue() */
+	WQF_FREEZEABLE = 1 << 1, /* create_freezeable_workqueue() */
+	WQF_GATE = 1 << 2,      /* each run of the probe waits on f->gate */
+	WQF_BLOCK = 1 << 3,     /* f->b holds a worker until blocker_stop() */
+};
+
+struct wq_fixture {
+	struct workqueue_struct *wq;
+	struct probe p;
+	struct tsem gate;
+	struct blocker b;
+	unsigned int flags;
+};
+
+static inline void wq_fixture_start(struct wq_fixture *f, const char *name, unsigned int flags)
+{
+	f->flags = flags;
+	if (flags & WQF_SINGLE)
+		f->wq = create_singlethread_workqueue(name);
+	else if (flags & WQF_FREEZEABLE)
+		f->wq = create_freezeable_workqueue(name);
+	else
+		f->wq = create_workqueue(name);
+	ASSERT_NOT_NULL(f->wq);
+	probe_init(&f->p, f->wq);
+	if (flags & WQF_GATE) {
+		tsem_init(&f->gate);
+		f->p.gate = &f->gate;
+	}
+	if (flags & WQF_BLOCK)
+		blocker_start(&f->b, f->wq, -1);
+}
+
+/* The blocker, if any, must have been stopped. */
+static inline void wq_fixture_stop(struct wq_fixture *f)
+{
+	destroy_workqueue(f->wq);
+	if (f->flags & WQF_BLOCK)
+		blocker_destroy(&f->b);
+	probe_destroy(&f->p);
+	if (f->flags & WQF_GATE)
+		tsem_destroy(&f->gate);
+}
+
+/* Queues the probe's plain item and waits until its handler has started. */
+static inline void wq_fixture_enter(struct wq_fixture *f)
+{
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	TSEM_WAIT(&f->p.entered);
+}
+
+/* The same for its delayed item, due after delay jiffies. */
+static inline void wq_fixture_enter_delayed(struct wq_fixture *f, unsigned long delay)
+{
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, delay), 1);
+	TSEM_WAIT(&f->p.entered);
+}
+
 #endif
