@@ -128,6 +128,28 @@ static void assert_quiet(struct probe *p)
 	ASSERT_FALSE(delayed_work_pending(&p->dw));
 }
 
+/*
+ * On an idle delayed item the call has nothing to do and returns 0, before
+ * the item ever ran and after its run (due in delay jiffies). The call is
+ * made here, not on a helper thread: it must not block.
+ */
+static void check_idle_delayed(int op, const char *wqname, unsigned long delay)
+{
+	struct wq_fixture f;
+	struct item_call c = { .op = op, .dwork = &f.p.dw };
+
+	wq_fixture_start(&f, wqname, 0);
+	item_call_fn(&c);
+	ASSERT_EQ(c.result, 0);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, delay), 1);
+	PROBE_WAIT_RUNS(&f.p, 1);
+	flush_workqueue(f.wq);
+	item_call_fn(&c);
+	ASSERT_EQ(c.result, 0);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_stop(&f);
+}
+
 /* ---- cancel_delayed_work ---------------------------------------------- */
 
 TEST(cancel_delayed_work_kills_timer)
@@ -153,15 +175,7 @@ TEST(cancel_delayed_work_kills_timer)
 
 TEST(cancel_delayed_work_idle_returns_0)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "cdwidle", 0);
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 0);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 0); /* after it ran */
-	wq_fixture_stop(&f);
+	check_idle_delayed(OP_CANCEL_DELAYED_WORK, "cdwidle", 1);
 }
 
 /* Queued on a worker (no timer): 0, and the item still runs. */
@@ -181,9 +195,7 @@ TEST(cancel_delayed_work_queued_returns_0)
 	sleep_ms(500);
 	ASSERT_EQ(cancel_delayed_work(&q.dw), 0);
 	ASSERT_TRUE(delayed_work_pending(&q.dw));
-	blocker_stop(&f.b);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_unblock(&f, 1);
 	ASSERT_EQ(probe_runs(&q), 1);
 	wq_fixture_stop(&f);
 	probe_destroy(&q);
@@ -215,9 +227,7 @@ TEST(cancel_work_sync_pending)
 	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
 	ASSERT_TRUE(cancel_work_sync(&f.p.work));
 	ASSERT_FALSE(work_pending(&f.p.work));
-	blocker_stop(&f.b);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_unblock(&f, 0);
 	/* Usable again afterwards. */
 	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
 	flush_workqueue(f.wq);
@@ -313,9 +323,7 @@ static void check_waits_for_run_scheduled(int op)
 	call_blocks_until_handler_returns(&c, &f.gate);
 	ASSERT_EQ(c.runs_at_return, 1);
 	BG_CALL_JOIN(&runner);
-	blocker_stop(&f.b);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_unblock(&f, 1);
 	wq_fixture_stop(&f);
 }
 
@@ -353,23 +361,13 @@ TEST(cancel_delayed_work_sync_queued)
 	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
 	ASSERT_TRUE(cancel_delayed_work_sync(&f.p.dw));
 	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
-	blocker_stop(&f.b);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_unblock(&f, 0);
 	wq_fixture_stop(&f);
 }
 
 TEST(cancel_delayed_work_sync_idle)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "cdwsidle", 0);
-	ASSERT_FALSE(cancel_delayed_work_sync(&f.p.dw));
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	flush_workqueue(f.wq);
-	ASSERT_FALSE(cancel_delayed_work_sync(&f.p.dw));
-	wq_fixture_stop(&f);
+	check_idle_delayed(OP_CANCEL_DELAYED_WORK_SYNC, "cdwsidle", 1);
 }
 
 TEST(cancel_delayed_work_sync_waits_for_running)
@@ -590,16 +588,7 @@ TEST(flush_delayed_work_runs_timer_now)
 
 TEST(flush_delayed_work_idle)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "fdwidle", 0);
-	ASSERT_FALSE(flush_delayed_work(&f.p.dw));
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	flush_workqueue(f.wq);
-	ASSERT_FALSE(flush_delayed_work(&f.p.dw));
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	wq_fixture_stop(&f);
+	check_idle_delayed(OP_FLUSH_DELAYED_WORK, "fdwidle", 0);
 }
 
 /* ---- mod_delayed_work ------------------------------------------------- */
@@ -655,9 +644,7 @@ TEST(mod_delayed_work_lengthens)
 	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
 	ASSERT_NOT_NULL(f.p.dw.timer.entry.next);
 	ASSERT_TRUE(time_in_range(f.p.dw.timer.expires, j0 + 100 * HZ, j1 + 100 * HZ));
-	blocker_stop(&f.b);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_unblock(&f, 0);
 	/* An armed timer pushed back. */
 	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 200 * HZ));
 	ASSERT_TRUE(time_after_eq(f.p.dw.timer.expires, j0 + 200 * HZ));

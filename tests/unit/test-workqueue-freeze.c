@@ -111,37 +111,30 @@ static void freeze_call(void *arg)
  */
 TEST(freeze_waits_for_running_handler)
 {
-	struct workqueue_struct *fq = create_freezeable_workqueue("frzrun");
-	struct tsem gate;
-	struct probe running, behind;
+	struct wq_fixture f;
+	struct probe *running = &f.p, behind;
 	struct bg_call bg;
 	int ret = -1;
 
-	ASSERT_NOT_NULL(fq);
-	tsem_init(&gate);
-	probe_init(&running, fq);
-	probe_init(&behind, fq);
-	running.gate = &gate;
-	ASSERT_EQ(queue_work(fq, &running.work), 1);
-	TSEM_WAIT(&running.entered);
-	ASSERT_EQ(queue_work(fq, &behind.work), 1);
+	wq_fixture_start(&f, "frzrun", WQF_FREEZEABLE | WQF_GATE);
+	probe_init(&behind, f.wq);
+	wq_fixture_enter(&f);
+	ASSERT_EQ(queue_work(f.wq, &behind.work), 1);
 	bg_call_start(&bg, freeze_call, &ret);
 	sleep_ms(200);
 	ASSERT_FALSE(bg_call_returned(&bg));
-	tsem_post(&gate);
+	tsem_post(&f.gate);
 	BG_CALL_JOIN(&bg);
 	ASSERT_EQ(ret, 0);
-	ASSERT_EQ(probe_runs(&running), 1);
-	ASSERT_EQ(atomic_load(&running.running), 0);
+	ASSERT_EQ(probe_runs(running), 1);
+	ASSERT_EQ(atomic_load(&running->running), 0);
 	sleep_ms(QUIET_MS);
 	ASSERT_EQ(probe_runs(&behind), 0);
 	thaw_workqueues();
-	flush_workqueue(fq);
+	flush_workqueue(f.wq);
 	ASSERT_EQ(probe_runs(&behind), 1);
-	destroy_workqueue(fq);
-	probe_destroy(&running);
+	wq_fixture_stop(&f);
 	probe_destroy(&behind);
-	tsem_destroy(&gate);
 }
 
 /* Called from a freezeable queue's worker it would wait for itself. */
@@ -322,31 +315,24 @@ TEST(cancel_sync_while_frozen)
  */
 TEST_TIMEOUT(freeze_gives_up_after_20s, 90)
 {
-	struct workqueue_struct *fq = create_freezeable_workqueue("frzbusy");
-	struct tsem gate;
-	struct probe slow, behind;
+	struct wq_fixture f; /* its probe is the slow handler */
+	struct probe behind;
 	uint64_t t0;
 	int ret;
 
-	ASSERT_NOT_NULL(fq);
-	tsem_init(&gate);
-	probe_init(&slow, fq);
-	probe_init(&behind, fq);
-	slow.gate = &gate;
-	ASSERT_EQ(queue_work(fq, &slow.work), 1);
-	TSEM_WAIT(&slow.entered);
+	wq_fixture_start(&f, "frzbusy", WQF_FREEZEABLE | WQF_GATE);
+	probe_init(&behind, f.wq);
+	wq_fixture_enter(&f);
 	t0 = now_ns();
 	ret = freeze_workqueues();
 	ASSERT_EQ(ret, -EBUSY);
 	ASSERT_GE(now_ns() - t0, 19000000000ull);
-	tsem_post(&gate);
+	tsem_post(&f.gate);
 	/* Thawed again: the next item runs without a thaw_workqueues(). */
-	ASSERT_EQ(queue_work(fq, &behind.work), 1);
+	ASSERT_EQ(queue_work(f.wq, &behind.work), 1);
 	PROBE_WAIT_RUNS(&behind, 1);
-	destroy_workqueue(fq);
-	probe_destroy(&slow);
+	wq_fixture_stop(&f);
 	probe_destroy(&behind);
-	tsem_destroy(&gate);
 }
 
 int main(int argc, char **argv)

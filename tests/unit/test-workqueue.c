@@ -506,9 +506,7 @@ TEST(delayed_zero_queues_at_once)
 	ASSERT_EQ(probe_runs(&f.p), 1);
 
 	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
-	blocker_stop(&f.b);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 2);
+	wq_fixture_unblock(&f, 2);
 
 	for (int i = 0; i < 100; i++) {
 		ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
@@ -571,9 +569,7 @@ TEST(run_scheduled_work_runs_in_caller)
 	ASSERT_FALSE(work_pending(&f.p.work));
 	/* Taken off the list: the worker does not run it a second time. */
 	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
-	blocker_stop(&f.b);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_unblock(&f, 1);
 	wq_fixture_stop(&f);
 }
 
@@ -615,9 +611,7 @@ TEST(run_scheduled_work_nar)
 	ASSERT_EQ(queue_work(f.wq, &f.p.work), 0);
 	work_release(&f.p.work);
 	ASSERT_FALSE(work_pending(&f.p.work));
-	blocker_stop(&f.b);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_unblock(&f, 1);
 	wq_fixture_stop(&f);
 }
 

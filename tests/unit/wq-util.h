@@ -442,6 +442,17 @@ static inline void wq_fixture_stop(struct wq_fixture *f)
 		tsem_destroy(&f->gate);
 }
 
+/*
+ * Lets the blocked worker go, waits for everything queued, and checks that
+ * the probe has run runs times in all.
+ */
+static inline void wq_fixture_unblock(struct wq_fixture *f, int runs)
+{
+	blocker_stop(&f->b);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), runs);
+}
+
 /* Queues the probe's plain item and waits until its handler has started. */
 static inline void wq_fixture_enter(struct wq_fixture *f)
 {
