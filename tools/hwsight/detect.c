@@ -90,12 +90,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'j':
 			o->json = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			fprintf(stderr, "Try 'hwsight detect --help'.\n");
-			return 2;
+		default: /* -h too */
+			return tool_help_or_try_help(c, "detect", usage);
 		}
 	}
 	if (optind < argc) {

@@ -26,3 +26,13 @@ int tool_help_or_usage_error(int c, void (*usage)(FILE *f))
 	usage(stderr);
 	return -EINVAL;
 }
+
+int tool_help_or_try_help(int c, const char *cmd, void (*usage)(FILE *f))
+{
+	if (c == 'h') {
+		usage(stdout);
+		return -1;
+	}
+	fprintf(stderr, "Try 'hwsight %s --help'.\n", cmd);
+	return 2;
+}

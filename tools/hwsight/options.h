@@ -19,4 +19,11 @@ int tool_parse_long(const char *s, long min, long max, long *ret);
  */
 int tool_help_or_usage_error(int c, void (*usage)(FILE *f));
 
+/*
+ * The same for the subcommands that answer an unknown option with a
+ * pointer to their help: returns -1 after -h (the command then exits 0),
+ * else says "Try 'hwsight CMD --help'." and returns 2 (a usage error).
+ */
+int tool_help_or_try_help(int c, const char *cmd, void (*usage)(FILE *f));
+
 #endif
