@@ -356,6 +356,57 @@ static void update_once(void *arg)
 	c->r = hwsd_history_update(c->h, &c->f->chip, c->step, c->when);
 }
 
+/* The history opened on dir, with the first update of c made. */
+static void history_started(struct change *c)
+{
+	ASSERT_EQ(hwsd_history_new(dir, &c->h), 0);
+	update_once(c);
+	ASSERT_EQ(c->r, 0);
+}
+
+/* The chip's file holds the update of c->when as its last. */
+static void expect_last_update(const struct change *c)
+{
+	struct last l;
+
+	last_get(path_of(CHIP), &l);
+	ASSERT_EQ(l.when, c->when);
+	last_free(&l);
+}
+
+/*
+ * A child process that holds a lock of type (F_WRLCK, F_RDLCK) on the
+ * chip's file, as another program would; returns once it holds it. The
+ * child lets go when it reads a byte from release_fd, or after 15 ms if
+ * release_fd is -1.
+ */
+static pid_t lock_elsewhere(short type, int release_fd)
+{
+	int ready[2];
+	char x = 0;
+	pid_t pid;
+
+	ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct flock lk = { .l_type = type, .l_whence = SEEK_SET };
+		int fd = open(path_of(CHIP), type == F_WRLCK ? O_RDWR : O_RDONLY);
+
+		if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0 || write(ready[1], "", 1) != 1)
+			_exit(1);
+		if (release_fd >= 0)
+			(void)!read(release_fd, &x, 1);
+		else
+			usleep(15 * 1000);
+		_exit(0);
+	}
+	ASSERT_EQ(read(ready[0], &x, 1), 1);
+	close(ready[0]);
+	close(ready[1]);
+	return pid;
+}
+
 TEST(changed_sensors_set_the_old_file_aside)
 {
 	struct fake_chip f;
@@ -368,9 +419,7 @@ TEST(changed_sensors_set_the_old_file_aside)
 	chip_init(&f, CHIP);
 	chip_add(&f, "temp1", "CPU Temp", HWS_SENSOR_TEMP, 40);
 	chip_add(&f, "fan1", "CPU Fan", HWS_SENSOR_FAN, 1000);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
+	history_started(&c);
 
 	/* A sensor more (a driver update, a new sensors.conf). */
 	chip_add(&f, "in0", "Vcore", HWS_SENSOR_IN, 1.25);
@@ -411,9 +460,7 @@ TEST(changed_sensors_set_the_old_file_aside)
 	update_once(&c);
 	ASSERT_EQ(c.r, 0);
 	ASSERT_EQ(count_files(CHIP ".rrd", NULL, 0), 3);
-	last_get(path_of(CHIP), &l);
-	ASSERT_EQ(l.when, c.when);
-	last_free(&l);
+	expect_last_update(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
@@ -561,30 +608,15 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 {
 	struct fake_chip f;
 	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
-	int ready[2], done[2];
-	struct last l;
-	char x = 0, *log;
+	int done[2];
+	char *log;
 	pid_t pid;
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
-	ASSERT_EQ(pipe(ready), 0);
+	history_started(&c);
 	ASSERT_EQ(pipe(done), 0);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-		int fd = open(path_of(CHIP), O_RDWR);
-
-		if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0 || write(ready[1], "", 1) != 1)
-			_exit(1);
-		(void)!read(done[0], &x, 1);
-		_exit(0);
-	}
-	ASSERT_EQ(read(ready[0], &x, 1), 1);
+	pid = lock_elsewhere(F_WRLCK, done[0]);
 	/* Updating, and checking the file anew (a restart). */
 	c.when += 10;
 	log = logged(update_once, &c);
@@ -602,9 +634,7 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 	c.when += 10;
 	update_once(&c);
 	ASSERT_EQ(c.r, 0);
-	last_get(path_of(CHIP), &l);
-	ASSERT_EQ(l.when, c.when);
-	last_free(&l);
+	expect_last_update(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
@@ -615,36 +645,17 @@ TEST(an_update_waits_for_a_reader)
 {
 	struct fake_chip f;
 	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
-	int ready[2];
-	struct last l;
-	char x = 0;
 	pid_t pid;
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
-	ASSERT_EQ(pipe(ready), 0);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		struct flock lk = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
-		int fd = open(path_of(CHIP), O_RDONLY);
-
-		if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0 || write(ready[1], "", 1) != 1)
-			_exit(1);
-		usleep(15 * 1000);
-		_exit(0);
-	}
-	ASSERT_EQ(read(ready[0], &x, 1), 1);
+	history_started(&c);
+	pid = lock_elsewhere(F_RDLCK, -1);
 	c.when += 10;
 	update_once(&c);
 	ASSERT_EQ(c.r, 0);
 	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
-	last_get(path_of(CHIP), &l);
-	ASSERT_EQ(l.when, c.when);
-	last_free(&l);
+	expect_last_update(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
