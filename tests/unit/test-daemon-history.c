@@ -836,6 +836,16 @@ static void graph_once(void *arg)
 	g->r = hwsd_history_graph(g->h, CHIP, g->range, &g->png, &g->len);
 }
 
+/* Draws g, which must fail with err and log said. */
+static void expect_graph_error(struct graph_call *g, int err, const char *said)
+{
+	char *log = logged(graph_once, g);
+
+	ASSERT_EQ(g->r, err);
+	ASSERT_NOT_NULL(strstr(log, said));
+	free(log);
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -921,19 +931,16 @@ TEST(an_rrdtool_writing_too_much_is_killed)
 {
 	struct fake_chip f;
 	struct graph_call g = { .range = "1d" };
-	char prog[sizeof(top) + 32], *log;
+	char prog[sizeof(top) + 32];
 
 	setup();
 	g.h = history_with_an_hour(&f);
 	fake_rrdtool(prog, sizeof(prog), "flood", "exec cat /dev/zero");
 	g.h->rrdtool = prog;
 	g.h->png_max = 100000;
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EFBIG);
+	expect_graph_error(&g, -EFBIG, "rrdtool wrote over 100000 bytes; killed it");
 	ASSERT_NULL(g.png);
-	ASSERT_NOT_NULL(strstr(log, "rrdtool wrote over 100000 bytes; killed it"));
 	no_child_left();
-	free(log);
 	hwsd_history_free(g.h);
 	teardown();
 }
@@ -958,15 +965,9 @@ TEST(rrdtool_failures_are_logged)
 	ASSERT_NULL(strstr(log, "not this line"));
 	free(log);
 	fake_rrdtool(prog, sizeof(prog), "fail", "echo 'a picture'");
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EIO);
-	ASSERT_NOT_NULL(strstr(log, "rrdtool wrote no PNG"));
-	free(log);
+	expect_graph_error(&g, -EIO, "rrdtool wrote no PNG");
 	snprintf(prog, sizeof(prog), "%s/missing", top);
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EIO);
-	ASSERT_NOT_NULL(strstr(log, "missing: No such file or directory"));
-	free(log);
+	expect_graph_error(&g, -EIO, "missing: No such file or directory");
 	no_child_left();
 	hwsd_history_free(g.h);
 	teardown();
@@ -1002,10 +1003,7 @@ TEST(a_locked_file_is_drawn_again)
 	fake_rrdtool(prog, sizeof(prog), "locked",
 		     "echo 'ERROR: could not lock RRD' >&2\n"
 		     "exit 1");
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EBUSY);
-	ASSERT_NOT_NULL(strstr(log, "could not lock RRD"));
-	free(log);
+	expect_graph_error(&g, -EBUSY, "could not lock RRD");
 	free(g.png);
 	no_child_left();
 	hwsd_history_free(g.h);
