@@ -98,6 +98,24 @@ TEST(freeze_spares_other_queues)
 	destroy_workqueue(fq);
 }
 
+/*
+ * With the queues frozen, an item queued on fq waits; it runs once this
+ * thaws them.
+ */
+static void expect_held_until_thaw(struct workqueue_struct *fq)
+{
+	struct probe p;
+
+	probe_init(&p, fq);
+	ASSERT_EQ(queue_work(fq, &p.work), 1);
+	sleep_ms(QUIET_MS);
+	ASSERT_EQ(probe_runs(&p), 0);
+	thaw_workqueues();
+	PROBE_WAIT_RUNS(&p, 1);
+	flush_workqueue(fq); /* the handler has returned: p can go */
+	probe_destroy(&p);
+}
+
 static void freeze_call(void *arg)
 {
 	int *ret = arg;
@@ -180,7 +198,6 @@ TEST(freeze_from_ordinary_worker)
 	struct workqueue_struct *wq = create_workqueue("frzord");
 	struct workqueue_struct *fq = create_freezeable_workqueue("frzord");
 	struct freezer_item f;
-	struct probe p;
 
 	ASSERT_NOT_NULL(wq);
 	ASSERT_NOT_NULL(fq);
@@ -190,15 +207,9 @@ TEST(freeze_from_ordinary_worker)
 	ASSERT_EQ(queue_work(wq, &f.work), 1);
 	TSEM_WAIT(&f.done);
 	ASSERT_EQ(atomic_load(&f.ret), 0);
-	probe_init(&p, fq);
-	ASSERT_EQ(queue_work(fq, &p.work), 1);
-	sleep_ms(QUIET_MS);
-	ASSERT_EQ(probe_runs(&p), 0);
-	thaw_workqueues();
-	PROBE_WAIT_RUNS(&p, 1);
+	expect_held_until_thaw(fq);
 	destroy_workqueue(wq);
 	destroy_workqueue(fq);
-	probe_destroy(&p);
 	tsem_destroy(&f.done);
 }
 
@@ -276,19 +287,12 @@ TEST(freeze_thaw_cycles)
 TEST(freeze_applies_to_new_queues)
 {
 	struct workqueue_struct *fq;
-	struct probe p;
 
 	ASSERT_EQ(freeze_workqueues(), 0);
 	fq = create_freezeable_workqueue("frznew");
 	ASSERT_NOT_NULL(fq);
-	probe_init(&p, fq);
-	ASSERT_EQ(queue_work(fq, &p.work), 1);
-	sleep_ms(QUIET_MS);
-	ASSERT_EQ(probe_runs(&p), 0);
-	thaw_workqueues();
-	PROBE_WAIT_RUNS(&p, 1);
+	expect_held_until_thaw(fq);
 	destroy_workqueue(fq);
-	probe_destroy(&p);
 }
 
 /* The cancel helpers work on a frozen queue: nothing is running there. */
