@@ -356,26 +356,44 @@ static void expect_read_error(UMockdevTestbed *tb, const char *dev, const char *
 	hws_motion_close(m);
 }
 
+/* What a sensor file may hold that cannot be read, and the error it gives. */
+struct bad_read {
+	const char *value;
+	int err;
+};
+
+static void expect_read_errors(UMockdevTestbed *tb, const char *dev, const char *attr,
+			       const struct bad_read *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		expect_read_error(tb, dev, attr, bad[i].value, bad[i].err);
+}
+
+#define EXPECT_READ_ERRORS(tb, dev, attr, bad) \
+	expect_read_errors((tb), (dev), (attr), (bad), sizeof(bad) / sizeof((bad)[0]))
+
 TEST(ams_malformed)
 {
+	static const struct bad_read bad[] = {
+		{ "", -ENODATA },
+		{ "\n", -ENODATA },
+		{ "abc\n", -EBADMSG },
+		{ "1 2\n", -EBADMSG },
+		{ "1 2 3 4\n", -EBADMSG },
+		{ "(1,2,3)\n", -EBADMSG },
+		{ "200 0 0\n", -ERANGE },
+		{ "0 0 99999999999999999999999999\n", -ERANGE },
+		/* Longer than any line the driver prints. */
+		{ "1 2 3                                                       "
+		  "                                                            "
+		  "                                                         4\n", -EBADMSG },
+	};
 	UMockdevTestbed *tb = testbed();
 	struct hws_motion_sample s;
 	struct hws_motion *m;
 
 	add_ams(tb);
-	expect_read_error(tb, AMS, "current", "", -ENODATA);
-	expect_read_error(tb, AMS, "current", "\n", -ENODATA);
-	expect_read_error(tb, AMS, "current", "abc\n", -EBADMSG);
-	expect_read_error(tb, AMS, "current", "1 2\n", -EBADMSG);
-	expect_read_error(tb, AMS, "current", "1 2 3 4\n", -EBADMSG);
-	expect_read_error(tb, AMS, "current", "(1,2,3)\n", -EBADMSG);
-	expect_read_error(tb, AMS, "current", "200 0 0\n", -ERANGE);
-	expect_read_error(tb, AMS, "current", "0 0 99999999999999999999999999\n", -ERANGE);
-	/* Longer than any line the driver prints. */
-	expect_read_error(tb, AMS, "current",
-			  "1 2 3                                                       "
-			  "                                                            "
-			  "                                                         4\n", -EBADMSG);
+	EXPECT_READ_ERRORS(tb, AMS, "current", bad);
 
 	/* Missing newline is fine; and a good value after a bad one reads. */
 	umockdev_testbed_set_attribute(tb, AMS, "current", "1 2 3");
@@ -388,18 +406,21 @@ TEST(ams_malformed)
 
 TEST(applesmc_malformed)
 {
+	static const struct bad_read bad[] = {
+		{ "", -ENODATA },
+		{ "abc", -EBADMSG },
+		{ "(1,2)\n", -EBADMSG },
+		{ "(1,2,3,4)\n", -EBADMSG },
+		{ "1 2 3\n", -EBADMSG },
+		{ "(40000,0,0)\n", -ERANGE },
+		{ "(0,-99999999999999999999999,0)\n", -ERANGE },
+	};
 	UMockdevTestbed *tb = testbed();
 	struct hws_motion_calibration cal;
 	struct hws_motion *m;
 
 	add_applesmc(tb, "(0,0,256)\\n", "(0,0)\\n");
-	expect_read_error(tb, SMC, "position", "", -ENODATA);
-	expect_read_error(tb, SMC, "position", "abc", -EBADMSG);
-	expect_read_error(tb, SMC, "position", "(1,2)\n", -EBADMSG);
-	expect_read_error(tb, SMC, "position", "(1,2,3,4)\n", -EBADMSG);
-	expect_read_error(tb, SMC, "position", "1 2 3\n", -EBADMSG);
-	expect_read_error(tb, SMC, "position", "(40000,0,0)\n", -ERANGE);
-	expect_read_error(tb, SMC, "position", "(0,-99999999999999999999999,0)\n", -ERANGE);
+	EXPECT_READ_ERRORS(tb, SMC, "position", bad);
 
 	/* A bad calibrate leaves the calibration as it was. */
 	umockdev_testbed_set_attribute(tb, SMC, "position", "(0,0,256)");
