@@ -854,173 +854,174 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* A graph case: setup() and an hour of history, drawn by g for a range. */
+struct graph_test {
+	struct fake_chip f;
+	struct graph_call g;
+	char prog[sizeof(top) + 32]; /* the fake rrdtool, if the case has one */
+};
+
+static void graph_test_start(struct graph_test *t, const char *range)
+{
+	setup();
+	t->g = (struct graph_call){ .range = range, .h = history_with_an_hour(&t->f) };
+}
+
+/* g draws with a fake rrdtool, a shell script of body. */
+static void graph_test_fake(struct graph_test *t, const char *name, const char *body)
+{
+	fake_rrdtool(t->prog, sizeof(t->prog), name, body);
+	t->g.h->rrdtool = t->prog;
+}
+
+/* Every rrdtool the case ran has been waited for. */
+static void graph_test_end(struct graph_test *t)
+{
+	no_child_left();
+	hwsd_history_free(t->g.h);
+	teardown();
+}
+
 /* A drawing that hangs is killed at its time limit, and the next one is
  * drawn as if nothing had happened. */
 TEST(a_hanging_rrdtool_is_killed)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1h" };
-	char prog[sizeof(top) + 32], *log;
+	struct graph_test t;
+	char *log;
 	struct timespec t0;
 	unsigned w, ht;
 
-	setup();
-	g.h = history_with_an_hour(&f);
-	fake_rrdtool(prog, sizeof(prog), "hang", "exec sleep 60");
-	g.h->rrdtool = prog;
-	g.h->draw_timeout_ms = 300;
+	graph_test_start(&t, "1h");
+	graph_test_fake(&t, "hang", "exec sleep 60");
+	t.g.h->draw_timeout_ms = 300;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -ETIMEDOUT);
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, -ETIMEDOUT);
 	ASSERT_LT(seconds_since(&t0), 5);
 	ASSERT_NOT_NULL(strstr(log, "rrdtool took over 300 ms; killed it"));
 	no_child_left();
 	free(log);
-	g.h->rrdtool = HISTORY_RRDTOOL;
-	g.h->draw_timeout_ms = HISTORY_DRAW_TIMEOUT_MS;
-	graph_once(&g);
-	ASSERT_EQ(g.r, 0);
-	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
-	free(g.png);
-	hwsd_history_free(g.h);
-	teardown();
+	t.g.h->rrdtool = HISTORY_RRDTOOL;
+	t.g.h->draw_timeout_ms = HISTORY_DRAW_TIMEOUT_MS;
+	graph_once(&t.g);
+	ASSERT_EQ(t.g.r, 0);
+	ASSERT_TRUE(is_png(t.g.png, t.g.len, &w, &ht));
+	free(t.g.png);
+	graph_test_end(&t);
 }
 
 /* A graph due again that cannot be drawn (rrdtool too slow on a loaded
  * machine): the last one is given; with none, the failure. */
 TEST(a_failed_draw_gives_the_last_graph)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1h" };
-	char prog[sizeof(top) + 32], *log;
+	struct graph_test t;
+	char *log;
 	void *first;
 	size_t first_len;
 
-	setup();
-	g.h = history_with_an_hour(&f);
-	graph_once(&g);
-	ASSERT_EQ(g.r, 0);
-	first = g.png;
-	first_len = g.len;
-	g.png = NULL;
-	fake_rrdtool(prog, sizeof(prog), "hang", "exec sleep 60");
-	g.h->rrdtool = prog;
-	g.h->draw_timeout_ms = 300;
+	graph_test_start(&t, "1h");
+	graph_once(&t.g);
+	ASSERT_EQ(t.g.r, 0);
+	first = t.g.png;
+	first_len = t.g.len;
+	t.g.png = NULL;
+	graph_test_fake(&t, "hang", "exec sleep 60");
+	t.g.h->draw_timeout_ms = 300;
 	/* An hour later, it is due. */
-	pthread_mutex_lock(&g.h->lock);
+	pthread_mutex_lock(&t.g.h->lock);
 	for (size_t i = 0; i < HISTORY_RANGES; i++)
-		hwsd_history__find(g.h, CHIP)->drawn[i].made -= 3600;
-	pthread_mutex_unlock(&g.h->lock);
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, 0);
-	ASSERT_TRUE(same_png(first, first_len, g.png, g.len));
+		hwsd_history__find(t.g.h, CHIP)->drawn[i].made -= 3600;
+	pthread_mutex_unlock(&t.g.h->lock);
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, 0);
+	ASSERT_TRUE(same_png(first, first_len, t.g.png, t.g.len));
 	ASSERT_NOT_NULL(strstr(log, "rrdtool took over 300 ms; killed it"));
 	free(log);
-	g.range = "1w";
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -ETIMEDOUT);
-	ASSERT_NULL(g.png);
+	t.g.range = "1w";
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, -ETIMEDOUT);
+	ASSERT_NULL(t.g.png);
 	free(log);
-	no_child_left();
 	free(first);
-	hwsd_history_free(g.h);
-	teardown();
+	graph_test_end(&t);
 }
 
 TEST(an_rrdtool_writing_too_much_is_killed)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1d" };
-	char prog[sizeof(top) + 32];
+	struct graph_test t;
 
-	setup();
-	g.h = history_with_an_hour(&f);
-	fake_rrdtool(prog, sizeof(prog), "flood", "exec cat /dev/zero");
-	g.h->rrdtool = prog;
-	g.h->png_max = 100000;
-	expect_graph_error(&g, -EFBIG, "rrdtool wrote over 100000 bytes; killed it");
-	ASSERT_NULL(g.png);
-	no_child_left();
-	hwsd_history_free(g.h);
-	teardown();
+	graph_test_start(&t, "1d");
+	graph_test_fake(&t, "flood", "exec cat /dev/zero");
+	t.g.h->png_max = 100000;
+	expect_graph_error(&t.g, -EFBIG, "rrdtool wrote over 100000 bytes; killed it");
+	ASSERT_NULL(t.g.png);
+	graph_test_end(&t);
 }
 
 /* What rrdtool says first is logged, and a failure is not kept. */
 TEST(rrdtool_failures_are_logged)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1w" };
-	char prog[sizeof(top) + 32], *log;
+	struct graph_test t;
+	char *log;
 
-	setup();
-	g.h = history_with_an_hour(&f);
-	fake_rrdtool(prog, sizeof(prog), "fail",
+	graph_test_start(&t, "1w");
+	graph_test_fake(&t, "fail",
 		     "echo \"ERROR: opening 'x.rrd': No such file or directory\" >&2\n"
 		     "echo 'not this line' >&2\n"
 		     "exit 1");
-	g.h->rrdtool = prog;
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EIO);
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, -EIO);
 	ASSERT_NOT_NULL(strstr(log, CHIP ": rrdtool failed (status 1): ERROR: opening 'x.rrd': No such file"));
 	ASSERT_NULL(strstr(log, "not this line"));
 	free(log);
-	fake_rrdtool(prog, sizeof(prog), "fail", "echo 'a picture'");
-	expect_graph_error(&g, -EIO, "rrdtool wrote no PNG");
-	snprintf(prog, sizeof(prog), "%s/missing", top);
-	expect_graph_error(&g, -EIO, "missing: No such file or directory");
-	no_child_left();
-	hwsd_history_free(g.h);
-	teardown();
+	graph_test_fake(&t, "fail", "echo 'a picture'");
+	expect_graph_error(&t.g, -EIO, "rrdtool wrote no PNG");
+	snprintf(t.prog, sizeof(t.prog), "%s/missing", top);
+	expect_graph_error(&t.g, -EIO, "missing: No such file or directory");
+	graph_test_end(&t);
 }
 
 /* rrdtool finds the file locked while the poller writes it: it is run
  * again a moment later, a few times. */
 TEST(a_locked_file_is_drawn_again)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1h" };
-	char prog[sizeof(top) + 32], body[1024], runs[sizeof(top) + 32], *log;
+	struct graph_test t;
+	char body[1024], runs[sizeof(top) + 32], *log;
 	unsigned w, ht;
 
-	setup();
-	g.h = history_with_an_hour(&f);
+	graph_test_start(&t, "1h");
 	snprintf(runs, sizeof(runs), "%s/runs", top);
 	snprintf(body, sizeof(body),
 		 "echo run >>'%s'\n"
 		 "[ $(wc -l <'%s') -ge 3 ] && exec " HISTORY_RRDTOOL " \"$@\"\n"
 		 "echo 'ERROR: could not lock RRD' >&2\n"
 		 "exit 1", runs, runs);
-	fake_rrdtool(prog, sizeof(prog), "locked-twice", body);
-	g.h->rrdtool = prog;
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, 0);
-	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
+	graph_test_fake(&t, "locked-twice", body);
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, 0);
+	ASSERT_TRUE(is_png(t.g.png, t.g.len, &w, &ht));
 	ASSERT_STR_EQ(log, "");
 	free(log);
 	/* Locked for good (a backup, say): given up. */
-	g.range = "1d";
+	t.g.range = "1d";
 	unlink(runs);
-	fake_rrdtool(prog, sizeof(prog), "locked",
+	graph_test_fake(&t, "locked",
 		     "echo 'ERROR: could not lock RRD' >&2\n"
 		     "exit 1");
-	expect_graph_error(&g, -EBUSY, "could not lock RRD");
-	free(g.png);
-	no_child_left();
-	hwsd_history_free(g.h);
-	teardown();
+	expect_graph_error(&t.g, -EBUSY, "could not lock RRD");
+	free(t.g.png);
+	graph_test_end(&t);
 }
 
 /* The child gets /dev/null, two pipes, none of our descriptors and an
  * environment of its own. */
 TEST(rrdtool_gets_only_what_it_needs)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1h" };
-	char prog[sizeof(top) + 32], body[1024], *log;
+	struct graph_test t;
+	char body[1024], *log;
 	unsigned w, ht;
 
-	setup();
-	g.h = history_with_an_hour(&f);
+	graph_test_start(&t, "1h");
 	ASSERT_EQ(dup2(STDIN_FILENO, 50), 50);  /* no O_CLOEXEC, as librrd opens */
 	setenv("HWS_TEST_SECRET", "1", 1);
 	snprintf(body, sizeof(body),
@@ -1029,18 +1030,16 @@ TEST(rrdtool_gets_only_what_it_needs)
 		 "[ \"$LC_ALL\" = C.UTF-8 ] && [ -z \"${HWS_TEST_SECRET+set}\" ] ||"
 		 " { echo \"ERROR: environment $(env | tr '\\n' ' ')\" >&2; exit 1; }\n"
 		 "exec " HISTORY_RRDTOOL " \"$@\"");
-	fake_rrdtool(prog, sizeof(prog), "check", body);
-	g.h->rrdtool = prog;
-	log = logged(graph_once, &g);
+	graph_test_fake(&t, "check", body);
+	log = logged(graph_once, &t.g);
 	ASSERT_STR_EQ(log, "");
-	ASSERT_EQ(g.r, 0);
-	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
+	ASSERT_EQ(t.g.r, 0);
+	ASSERT_TRUE(is_png(t.g.png, t.g.len, &w, &ht));
 	free(log);
-	free(g.png);
+	free(t.g.png);
 	unsetenv("HWS_TEST_SECRET");
 	close(50);
-	hwsd_history_free(g.h);
-	teardown();
+	graph_test_end(&t);
 }
 
 static void *graph_thread(void *arg)
