@@ -5,8 +5,9 @@
 /*
  * Helpers shared by the workqueue tests: a semaphore with a timed wait, a
  * call run on a helper thread (to check that it blocks, then that it
- * returns), a blocker item that holds a worker, and a probe item that
- * records how, where and when it ran.
+ * returns), a blocker item that holds a worker, a probe item that records
+ * how, where and when it ran, and the fixture (a queue with a probe, a gate
+ * and a blocker) that most single-item tests start from.
  *
  * Tests sequence threads with these, never with sleeps. A sleep appears only
  * where a test checks that something does *not* happen for a while; such a
@@ -398,10 +399,10 @@ static inline int probe_runs(struct probe *p)
  * up, so a test states only what it checks.
  */
 enum {
-	WQF_SINGLE = 1 << 0,    /* create_singlethread_workqueue() */
+	WQF_SINGLE = 1 << 0,     /* create_singlethread_workqueue() */
 	WQF_FREEZEABLE = 1 << 1, /* create_freezeable_workqueue() */
-	WQF_GATE = 1 << 2,      /* each run of the probe waits on f->gate */
-	WQF_BLOCK = 1 << 3,     /* f->b holds a worker until blocker_stop() */
+	WQF_GATE = 1 << 2,       /* each run of the probe waits on f->gate */
+	WQF_BLOCK = 1 << 3,      /* f->b holds a worker until blocker_stop() */
 };
 
 struct wq_fixture {
