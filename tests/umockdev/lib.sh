@@ -57,6 +57,24 @@ hws() {
 	under "${beds[@]}" -- "$HWSIGHT" "$@"
 }
 
+# wait_for TENTHS COMMAND...: runs COMMAND every tenth of a second until it
+# succeeds, at most TENTHS times; fails if it never did. The caller checks
+# the outcome itself, so that its message says what did not happen.
+wait_for() {
+	local n=$1
+	shift
+	for _ in $(seq "$n"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# gone PID: the process has exited.
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
 # expect_no_line WHAT ERE TEXT: no line of TEXT matches.
 expect_no_line() {
 	local hit
@@ -130,6 +148,61 @@ human_line() {
 	expect_line "$1" "$3" "$(feature_line "$2" "$4")"
 }
 
+# human_no_line WHAT LABEL ERE TEXT: the human-output line of feature LABEL
+# does not match ERE.
+human_no_line() {
+	expect_no_line "$1" "$3" "$(feature_line "$2" "$4")"
+}
+
+# The sensors(1) comparisons run once a reader: reader_opts READER sets
+# OPTS, the options that choose it ("default": none, as a user runs it).
+reader_opts() {
+	OPTS=()
+	[ "$1" = default ] || OPTS=(--reader "$1")
+}
+
+# expect_reader_json READER BED REF: "hwsight sensors -j" with READER
+# succeeds on BED and prints what sensors -j printed (REF, through json).
+expect_reader_json() {
+	hws "$2" -- sensors -j "${OPTS[@]}"
+	expect_exit "$1 reader: sensors -j succeeds" 0
+	expect_same "$1 reader: -j equals sensors -j" "$3" "$(json "$OUT")"
+}
+
+# expect_reader_human READER BED: "hwsight sensors" with READER succeeds on
+# BED; the default reader's output is kept in HUMAN, and any other reader's
+# must equal it.
+expect_reader_human() {
+	hws "$2" -- sensors "${OPTS[@]}"
+	expect_exit "$1 reader: sensors succeeds" 0
+	if [ "$1" = default ]; then
+		HUMAN=$OUT
+	else
+		expect_same "$1 reader: human output equals the default reader's" "$HUMAN" "$OUT"
+	fi
+}
+
+# expect_isa_header CHIP: the human output (HUMAN) starts with CHIP on an
+# ISA adapter, as sensors(1) prints a Super-I/O or SMC chip.
+expect_isa_header() {
+	expect_eq "human output starts with the chip and its adapter" \
+		"$1|Adapter: ISA adapter" "$(printf '%s\n' "$HUMAN" | head -n 2 | paste -sd '|')"
+}
+
+# daemon_conf INTERVAL: $TMP/hwsightd.conf for a daemon that polls every
+# chip every INTERVAL, its state in TMP and its log on stderr at debug.
+daemon_conf() {
+	cat >"$TMP/hwsightd.conf" <<EOF
+[daemon]
+state_directory = $TMP/state
+log_target = stderr
+log_level = debug
+
+[chip *]
+poll_interval = $1
+EOF
+}
+
 # daemon_section [LINE]...: the [daemon] section of a run watched through
 # its log: no HTTP (9787 may be another run's, and a port in use stops the
 # daemon), 200 ms polls, its state in TMP, the log on stderr at debug;
@@ -168,11 +241,6 @@ daemon_start() {
 daemon_cleanup() {
 	[ -n "$UMOCKDEV_PID" ] && [ -z "$DAEMON_PID" ] && DAEMON_PID=$(cat "$TMP/daemon.pid" 2>/dev/null)
 	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
-	for _ in $(seq 50); do
-		if [ -z "$UMOCKDEV_PID" ] || ! kill -0 "$UMOCKDEV_PID" 2>/dev/null; then
-			break
-		fi
-		sleep 0.1
-	done
+	[ -n "$UMOCKDEV_PID" ] && wait_for 50 gone "$UMOCKDEV_PID"
 	[ -n "$UMOCKDEV_PID" ] && kill -KILL "$UMOCKDEV_PID" 2>/dev/null
 }

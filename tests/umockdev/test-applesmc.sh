@@ -36,16 +36,12 @@ under "$BED" -- sensors
 REF_H=$OUT
 
 for reader in default fast; do
-	opts=()
-	[ "$reader" = default ] || opts=(--reader "$reader")
-
-	hws "$BED" -- sensors -j "${opts[@]}"
-	expect_exit "$reader reader: sensors -j succeeds" 0
-	expect_same "$reader reader: -j equals sensors -j" "$REF_J" "$(json "$OUT")"
+	reader_opts "$reader"
+	expect_reader_json "$reader" "$BED" "$REF_J"
 	expect_eq "$reader reader: -j leaves out fanN_safe, fanN_output, fanN_manual" "" \
 		"$(json "$OUT" | jq -r '.[][] | objects | keys[] | select(test("_(safe|output|manual)$"))')"
 
-	hws "$BED" -- sensors -u "${opts[@]}"
+	hws "$BED" -- sensors -u "${OPTS[@]}"
 	expect_exit "$reader reader: sensors -u succeeds" 0
 	expect_same "$reader reader: -u equals sensors -u, the extra fan files and light aside" \
 		"$REF_U" "$(drop_features '^light:' "$OUT" | grep -Ev -- "$EXTRA")"
@@ -59,18 +55,11 @@ for reader in default fast; do
 	expect_line "$reader reader: -u shows fan2 under manual control" '^  fan2_manual: 1\.000$' "$OUT"
 	expect_line "$reader reader: -u shows fan2's target speed" '^  fan2_output: 3000\.000$' "$OUT"
 
-	hws "$BED" -- sensors "${opts[@]}"
-	expect_exit "$reader reader: sensors succeeds" 0
-	if [ "$reader" = default ]; then
-		HUMAN=$OUT
-	else
-		expect_same "fast reader: human output equals the default reader's" "$HUMAN" "$OUT"
-	fi
+	expect_reader_human "$reader" "$BED"
 done
 
 # What a user reads: the driver's labels, never fan1/temp1.
-expect_eq "human output starts with the chip and its adapter" \
-	"$CHIP|Adapter: ISA adapter" "$(printf '%s\n' "$HUMAN" | head -n 2 | paste -sd '|')"
+expect_isa_header "$CHIP"
 expect_line "fan1 is labelled 'Left side', 2003 RPM, min 2000, max 6200" \
 	'^Left side  : +2003 RPM +\(min = 2000 RPM, max = 6200 RPM\)' "$HUMAN"
 expect_line "fan2 is labelled 'Right side', 2997 RPM" '^Right side : +2997 RPM' "$HUMAN"

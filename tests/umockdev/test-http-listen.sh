@@ -25,10 +25,7 @@ time.sleep(300)
 ' >"$TMP/port" &
 HOLDER=$!
 trap 'kill "$HOLDER" 2>/dev/null; rm -rf "$TMP"' EXIT
-for _ in $(seq 50); do
-	[ -s "$TMP/port" ] && break
-	sleep 0.1
-done
+wait_for 50 test -s "$TMP/port"
 port=$(cat "$TMP/port")
 [ -n "$port" ] || die "the port holder did not start"
 

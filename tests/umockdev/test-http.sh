@@ -57,15 +57,7 @@ polls() {
 prom() { curl -s --max-time 5 -G "$PROM/api/v1/query" --data-urlencode "query=$1"; }
 
 # --- hwsightd under the testbed; the wrapper tells its pid.
-cat >"$TMP/hwsightd.conf" <<EOF
-[daemon]
-state_directory = $TMP/state
-log_target = stderr
-log_level = debug
-
-[chip *]
-poll_interval = 200ms
-EOF
+daemon_conf 200ms
 start=$SECONDS
 daemon_start "$PC87427" "$TMP/hwsightd.conf"
 port=${URL##*:}
@@ -156,10 +148,7 @@ threads0=$(threads) fds0=$(fds) polls0=$(polls)
 rm -f "$TMP/release"
 python3 "$CLIENT" slow "$port" 60 "$TMP/release" 60 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 >"$TMP/slow.out" &
 SLOW_PID=$!
-for _ in $(seq 100); do
-	grep -q '^opened' "$TMP/slow.out" && break
-	sleep 0.1
-done
+wait_for 100 grep -q '^opened' "$TMP/slow.out"
 attack_start=$SECONDS
 sleep 1
 expect_eq "60 slow connections from 127.0.0.2-5 are accepted" "opened 60 failed 0" \
@@ -271,10 +260,7 @@ status "$URL/metrics" >/dev/null
 rm -f "$TMP/release"
 python3 "$CLIENT" slow "$port" 64 "$TMP/release" 60 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 >"$TMP/slow.out" &
 SLOW_PID=$!
-for _ in $(seq 100); do
-	grep -q '^opened' "$TMP/slow.out" && break
-	sleep 0.1
-done
+wait_for 100 grep -q '^opened' "$TMP/slow.out"
 sleep 0.5
 expect_eq "with 64 connections held, a 65th is refused" 000 "$(status "$URL/metrics")"
 touch "$TMP/release"
@@ -289,11 +275,7 @@ check "polling went on throughout ($polls0, $polls1, $polls2 polls)" [ "$polls2"
 
 # --- SIGTERM: a clean exit, and (under ASan) no leak.
 kill -TERM "$DAEMON_PID"
-for _ in $(seq 200); do
-	kill -0 "$UMOCKDEV_PID" 2>/dev/null || break
-	sleep 0.1
-done
-if kill -0 "$UMOCKDEV_PID" 2>/dev/null; then
+if ! wait_for 200 gone "$UMOCKDEV_PID"; then
 	not_ok "SIGTERM: exit within 20 s" "still running; its threads: $(cat /proc/"$DAEMON_PID"/task/*/comm | sort | uniq -c)"
 else
 	wait "$UMOCKDEV_PID"

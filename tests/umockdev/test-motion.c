@@ -204,6 +204,8 @@ TEST(applesmc_sysfs)
 /* ---- sequences through sysfs polling ---------------------------------- */
 
 struct run {
+	UMockdevTestbed *tb;
+	void (*set)(UMockdevTestbed *tb, int x, int y, int z); /* set_ams or set_smc */
 	struct hws_motion *m;
 	struct hws_motion_detector *d;
 	int orientation;
@@ -228,83 +230,87 @@ static void step(struct run *r)
 	r->landed += !!(ev & HWS_MOTION_EVENT_FREE_FALL_END);
 }
 
-static struct run start(void)
+static struct run start(UMockdevTestbed *tb, void (*set)(UMockdevTestbed *tb, int x, int y, int z))
 {
-	struct run r = { .m = open_motion(20, 0) };
+	struct run r = { .tb = tb, .set = set, .m = open_motion(20, 0) };
 
 	ASSERT_EQ(hws_motion_detector_new(NULL, &r.d), 0);
 	return r;
 }
 
+/* One sample at raw position (x, y, z). */
+static void sample(struct run *r, int x, int y, int z)
+{
+	r->set(r->tb, x, y, z);
+	step(r);
+}
+
+/* n samples at the same raw position. */
+static void hold(struct run *r, int n, int x, int y, int z)
+{
+	for (int k = 0; k < n; k++)
+		sample(r, x, y, z);
+}
+
+/* A run on an ams polled through sysfs. */
+static struct run start_ams(void)
+{
+	UMockdevTestbed *tb = testbed();
+
+	add_ams(tb);
+	return start(tb, set_ams);
+}
+
+/* Ends the run and frees its testbed. */
 static void finish(struct run *r)
 {
 	hws_motion_detector_free(r->d);
 	hws_motion_close(r->m);
+	g_object_unref(r->tb);
 }
 
 TEST(ams_tilt)
 {
-	UMockdevTestbed *tb = testbed();
-	struct run r;
+	struct run r = start_ams();
 
-	add_ams(tb);
-	r = start();
 	/* Lying flat, then the back edge lifted a count (1.15 degrees at 50
 	 * counts per g) per sample to standing, then turned onto its left
 	 * edge, the same way. */
-	for (int k = 0; k < 10; k++) {
-		set_ams(tb, 0, 0, 50);
-		step(&r);
-	}
+	hold(&r, 10, 0, 0, 50);
 	ASSERT_EQ(r.orientation, HWS_MOTION_FACE_UP);
 	for (int y = 0; y <= 50; y++) {
-		set_ams(tb, 0, y, 50 - y);
-		step(&r);
+		sample(&r, 0, y, 50 - y);
 		if (y == 24)
 			ASSERT_EQ(r.orientation, HWS_MOTION_FACE_UP);
 	}
 	ASSERT_EQ(r.orientation, HWS_MOTION_NORMAL);
-	for (int x = 0; x <= 50; x++) {
-		set_ams(tb, -x, 50 - x, 0);
-		step(&r);
-	}
+	for (int x = 0; x <= 50; x++)
+		sample(&r, -x, 50 - x, 0);
 	ASSERT_EQ(r.orientation, HWS_MOTION_LEFT_UP);
 	ASSERT_EQ(r.turns, 2);
 	ASSERT_EQ(r.sudden, 0);             /* a slow tilt is not sudden */
 	finish(&r);
-	g_object_unref(tb);
 }
 
 TEST(ams_shake)
 {
-	UMockdevTestbed *tb = testbed();
-	struct run r;
+	struct run r = start_ams();
 
-	add_ams(tb);
-	r = start();
-	for (int k = 0; k < 25; k++) {
-		set_ams(tb, 0, 0, 50);
-		step(&r);
-	}
+	hold(&r, 25, 0, 0, 50);
 	/* Shaken sideways for half a second, +-0.6 g at 5 Hz. */
 	for (int k = 0; k < 25; k++) {
 		static const int wave[10] = { 0, 15, 30, 15, 0, -15, -30, -15, 0, 0 };
 
-		set_ams(tb, wave[k % 10], 0, 50);
-		step(&r);
+		sample(&r, wave[k % 10], 0, 50);
 	}
 	ASSERT_EQ(r.sudden, 1);
 	ASSERT_EQ(r.stopped, 0);
-	for (int k = 0; k < 75; k++) {
-		set_ams(tb, 0, 0, 50);
-		step(&r);
-	}
+	hold(&r, 75, 0, 0, 50);
 	ASSERT_EQ(r.sudden, 1);
 	ASSERT_EQ(r.stopped, 1);
 	ASSERT_EQ(r.fell, 0);
 	ASSERT_EQ(r.orientation, HWS_MOTION_FACE_UP);
 	finish(&r);
-	g_object_unref(tb);
 }
 
 TEST(applesmc_drop)
@@ -313,31 +319,22 @@ TEST(applesmc_drop)
 	struct run r;
 
 	add_applesmc(tb, "(0,0,256)\\n", "(0,0)\\n");
-	r = start();
-	for (int k = 0; k < 25; k++) {
-		set_smc(tb, k & 1, 0, 256);
-		step(&r);
-	}
+	r = start(tb, set_smc);
+	for (int k = 0; k < 25; k++)
+		sample(&r, k & 1, 0, 256);
 	/* Falling for 0.3 s: a few counts on each axis. */
-	for (int k = 0; k < 15; k++) {
-		set_smc(tb, 2, -3, 4 + (k & 1));
-		step(&r);
-	}
+	for (int k = 0; k < 15; k++)
+		sample(&r, 2, -3, 4 + (k & 1));
 	ASSERT_EQ(r.fell, 1);
 	ASSERT_EQ(r.sudden, 1);
 	ASSERT_EQ(r.landed, 0);
 	ASSERT_EQ(r.orientation, HWS_MOTION_FACE_UP);
-	set_smc(tb, 90, -40, 900);          /* the landing */
-	step(&r);
+	sample(&r, 90, -40, 900);          /* the landing */
 	ASSERT_EQ(r.landed, 1);
-	for (int k = 0; k < 75; k++) {
-		set_smc(tb, 0, 0, 256);
-		step(&r);
-	}
+	hold(&r, 75, 0, 0, 256);
 	ASSERT_EQ(r.fell, 1);
 	ASSERT_EQ(r.stopped, 1);
 	finish(&r);
-	g_object_unref(tb);
 }
 
 /* ---- bad contents, vanished devices ----------------------------------- */
@@ -359,26 +356,44 @@ static void expect_read_error(UMockdevTestbed *tb, const char *dev, const char *
 	hws_motion_close(m);
 }
 
+/* What a sensor file may hold that cannot be read, and the error it gives. */
+struct bad_read {
+	const char *value;
+	int err;
+};
+
+static void expect_read_errors(UMockdevTestbed *tb, const char *dev, const char *attr,
+			       const struct bad_read *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		expect_read_error(tb, dev, attr, bad[i].value, bad[i].err);
+}
+
+#define EXPECT_READ_ERRORS(tb, dev, attr, bad) \
+	expect_read_errors((tb), (dev), (attr), (bad), sizeof(bad) / sizeof((bad)[0]))
+
 TEST(ams_malformed)
 {
+	static const struct bad_read bad[] = {
+		{ "", -ENODATA },
+		{ "\n", -ENODATA },
+		{ "abc\n", -EBADMSG },
+		{ "1 2\n", -EBADMSG },
+		{ "1 2 3 4\n", -EBADMSG },
+		{ "(1,2,3)\n", -EBADMSG },
+		{ "200 0 0\n", -ERANGE },
+		{ "0 0 99999999999999999999999999\n", -ERANGE },
+		/* Longer than any line the driver prints. */
+		{ "1 2 3                                                       "
+		  "                                                            "
+		  "                                                         4\n", -EBADMSG },
+	};
 	UMockdevTestbed *tb = testbed();
 	struct hws_motion_sample s;
 	struct hws_motion *m;
 
 	add_ams(tb);
-	expect_read_error(tb, AMS, "current", "", -ENODATA);
-	expect_read_error(tb, AMS, "current", "\n", -ENODATA);
-	expect_read_error(tb, AMS, "current", "abc\n", -EBADMSG);
-	expect_read_error(tb, AMS, "current", "1 2\n", -EBADMSG);
-	expect_read_error(tb, AMS, "current", "1 2 3 4\n", -EBADMSG);
-	expect_read_error(tb, AMS, "current", "(1,2,3)\n", -EBADMSG);
-	expect_read_error(tb, AMS, "current", "200 0 0\n", -ERANGE);
-	expect_read_error(tb, AMS, "current", "0 0 99999999999999999999999999\n", -ERANGE);
-	/* Longer than any line the driver prints. */
-	expect_read_error(tb, AMS, "current",
-			  "1 2 3                                                       "
-			  "                                                            "
-			  "                                                         4\n", -EBADMSG);
+	EXPECT_READ_ERRORS(tb, AMS, "current", bad);
 
 	/* Missing newline is fine; and a good value after a bad one reads. */
 	umockdev_testbed_set_attribute(tb, AMS, "current", "1 2 3");
@@ -391,18 +406,21 @@ TEST(ams_malformed)
 
 TEST(applesmc_malformed)
 {
+	static const struct bad_read bad[] = {
+		{ "", -ENODATA },
+		{ "abc", -EBADMSG },
+		{ "(1,2)\n", -EBADMSG },
+		{ "(1,2,3,4)\n", -EBADMSG },
+		{ "1 2 3\n", -EBADMSG },
+		{ "(40000,0,0)\n", -ERANGE },
+		{ "(0,-99999999999999999999999,0)\n", -ERANGE },
+	};
 	UMockdevTestbed *tb = testbed();
 	struct hws_motion_calibration cal;
 	struct hws_motion *m;
 
 	add_applesmc(tb, "(0,0,256)\\n", "(0,0)\\n");
-	expect_read_error(tb, SMC, "position", "", -ENODATA);
-	expect_read_error(tb, SMC, "position", "abc", -EBADMSG);
-	expect_read_error(tb, SMC, "position", "(1,2)\n", -EBADMSG);
-	expect_read_error(tb, SMC, "position", "(1,2,3,4)\n", -EBADMSG);
-	expect_read_error(tb, SMC, "position", "1 2 3\n", -EBADMSG);
-	expect_read_error(tb, SMC, "position", "(40000,0,0)\n", -ERANGE);
-	expect_read_error(tb, SMC, "position", "(0,-99999999999999999999999,0)\n", -ERANGE);
+	EXPECT_READ_ERRORS(tb, SMC, "position", bad);
 
 	/* A bad calibrate leaves the calibration as it was. */
 	umockdev_testbed_set_attribute(tb, SMC, "position", "(0,0,256)");

@@ -39,17 +39,13 @@ under "$BED" -- sensors -A -j
 REF_AJ=$(json "$OUT")
 
 for reader in default fast; do
-	opts=()
-	[ "$reader" = default ] || opts=(--reader "$reader")
+	reader_opts "$reader"
+	expect_reader_json "$reader" "$BED" "$REF_J"
 
-	hws "$BED" -- sensors -j "${opts[@]}"
-	expect_exit "$reader reader: sensors -j succeeds" 0
-	expect_same "$reader reader: -j equals sensors -j" "$REF_J" "$(json "$OUT")"
-
-	hws "$BED" -- sensors -A -j "${opts[@]}"
+	hws "$BED" -- sensors -A -j "${OPTS[@]}"
 	expect_same "$reader reader: -A -j equals sensors -A -j" "$REF_AJ" "$(json "$OUT")"
 
-	hws "$BED" -- sensors -u "${opts[@]}"
+	hws "$BED" -- sensors -u "${OPTS[@]}"
 	expect_exit "$reader reader: sensors -u succeeds" 0
 	expect_same "$reader reader: -u equals sensors -u, pwm features aside" \
 		"$REF_U" "$(drop_features '^pwm[0-9]+:$' "$OUT")"
@@ -58,53 +54,44 @@ for reader in default fast; do
 	expect_line "$reader reader: -u shows pwm2 = 255" '^  pwm2: 255\.000$' "$OUT"
 	expect_line "$reader reader: -u shows pwm2_enable = 1 (manual)" '^  pwm2_enable: 1\.000$' "$OUT"
 
-	hws "$BED" -- sensors "${opts[@]}"
-	expect_exit "$reader reader: sensors succeeds" 0
-	if [ "$reader" = default ]; then
-		HUMAN=$OUT
-	else
-		expect_same "fast reader: human output equals the default reader's" "$HUMAN" "$OUT"
-	fi
+	expect_reader_human "$reader" "$BED"
 done
 
 # What a user reads.
-expect_eq "human output starts with the chip and its adapter" \
-	"$CHIP|Adapter: ISA adapter" "$(printf '%s\n' "$HUMAN" | head -n 2 | paste -sd '|')"
+expect_isa_header "$CHIP"
 
-line=$(feature_line fan1 "$HUMAN")
-expect_line "fan1 shows 1406 RPM, min 600 RPM" '^fan1: +1406 RPM +\(min = +600 RPM\)' "$line"
-expect_no_line "fan1 shows no ALARM or FAULT" 'ALARM|FAULT' "$line"
-line=$(feature_line fan2 "$HUMAN")
-expect_line "fan2 shows 2109 RPM, min 1000 RPM" '^fan2: +2109 RPM +\(min = +1000 RPM\)' "$line"
-expect_no_line "fan2 shows no ALARM or FAULT" 'ALARM|FAULT' "$line"
-line=$(feature_line fan3 "$HUMAN")
-expect_line "fan3 (fan3_fault = 1, stalled) shows FAULT" 'FAULT' "$line"
-line=$(feature_line fan4 "$HUMAN")
-expect_line "fan4 shows 450 RPM under its min 600 RPM" '^fan4: +450 RPM +\(min = +600 RPM\)' "$line"
-expect_line "fan4 (fan4_alarm = 1) shows ALARM" 'ALARM' "$line"
-expect_no_line "fan4 shows no FAULT" 'FAULT' "$line"
-line=$(feature_line fan7 "$HUMAN")
-expect_line "fan7 shows 1687 RPM" '^fan7: +1687 RPM' "$line"
-expect_no_line "fan7 shows no ALARM or FAULT" 'ALARM|FAULT' "$line"
-expect_no_line "no line for the fans the driver did not create" '^fan[568]:' "$HUMAN"
-
-line=$(feature_line temp1 "$HUMAN")
-expect_line "temp1 shows +39.1°C" '^temp1: +\+39\.1°C' "$line"
-expect_line "temp1 shows low +5.0°C and high +60.0°C" \
-	'low += +\+5\.0°C.*high += +\+60\.0°C' "$line"
-expect_line "temp1 shows crit +85.0°C" 'crit += +\+85\.0°C' "$line"
-expect_no_line "temp1 shows no ALARM or FAULT" 'ALARM|FAULT' "$line"
-line=$(feature_line temp2 "$HUMAN")
-expect_line "temp2 shows +61.5°C" '^temp2: +\+61\.5°C' "$line"
-expect_line "temp2 (temp2_max_alarm = 1) shows ALARM" 'ALARM' "$line"
-line=$(feature_line temp3 "$HUMAN")
-expect_line "temp3 (temp3_fault = 1, open thermistor) shows FAULT" 'FAULT' "$line"
-expect_no_line "no line for the temperatures the driver did not create" '^temp[456]:' "$HUMAN"
-
-line=$(feature_line pwm1 "$HUMAN")
-expect_line "pwm1 shows 40% (102/255) in automatic mode" '^pwm1: +40% .*automatic' "$line"
-line=$(feature_line pwm2 "$HUMAN")
-expect_line "pwm2 shows 100% in manual mode" '^pwm2: +100% .*manual' "$line"
+# Each row: has or lacks, a feature, an ERE its human line must match or
+# must not; "none" with no feature: no line of the output matches.
+while IFS=';' read -r want label ere what; do
+	case $want in
+	has) human_line "$what" "$label" "$ere" "$HUMAN" ;;
+	lacks) human_no_line "$what" "$label" "$ere" "$HUMAN" ;;
+	none) expect_no_line "$what" "$ere" "$HUMAN" ;;
+	*) die "test-pc87427.sh: a row neither has, lacks nor none: $want" ;;
+	esac
+done <<'EOF'
+has;fan1;^fan1: +1406 RPM +\(min = +600 RPM\);fan1 shows 1406 RPM, min 600 RPM
+lacks;fan1;ALARM|FAULT;fan1 shows no ALARM or FAULT
+has;fan2;^fan2: +2109 RPM +\(min = +1000 RPM\);fan2 shows 2109 RPM, min 1000 RPM
+lacks;fan2;ALARM|FAULT;fan2 shows no ALARM or FAULT
+has;fan3;FAULT;fan3 (fan3_fault = 1, stalled) shows FAULT
+has;fan4;^fan4: +450 RPM +\(min = +600 RPM\);fan4 shows 450 RPM under its min 600 RPM
+has;fan4;ALARM;fan4 (fan4_alarm = 1) shows ALARM
+lacks;fan4;FAULT;fan4 shows no FAULT
+has;fan7;^fan7: +1687 RPM;fan7 shows 1687 RPM
+lacks;fan7;ALARM|FAULT;fan7 shows no ALARM or FAULT
+none;;^fan[568]:;no line for the fans the driver did not create
+has;temp1;^temp1: +\+39\.1°C;temp1 shows +39.1°C
+has;temp1;low += +\+5\.0°C.*high += +\+60\.0°C;temp1 shows low +5.0°C and high +60.0°C
+has;temp1;crit += +\+85\.0°C;temp1 shows crit +85.0°C
+lacks;temp1;ALARM|FAULT;temp1 shows no ALARM or FAULT
+has;temp2;^temp2: +\+61\.5°C;temp2 shows +61.5°C
+has;temp2;ALARM;temp2 (temp2_max_alarm = 1) shows ALARM
+has;temp3;FAULT;temp3 (temp3_fault = 1, open thermistor) shows FAULT
+none;;^temp[456]:;no line for the temperatures the driver did not create
+has;pwm1;^pwm1: +40% .*automatic;pwm1 shows 40% (102/255) in automatic mode
+has;pwm2;^pwm2: +100% .*manual;pwm2 shows 100% in manual mode
+EOF
 
 # Choosing chips, with an applesmc in the same machine.
 under "$BED" "$SMC" -- sensors -j 'pc87427-*'

@@ -88,13 +88,34 @@ static struct hws_sensors *it87_labelled(UMockdevTestbed *tb, char *conf, struct
 	return s;
 }
 
-/* What an admin and the hardware do to a running context: a line added
- * to its sensors.conf that libsensors refuses, and a chip that appears. */
-static void break_config_add_chip(UMockdevTestbed *tb, const char *conf)
+/* A context made by it87_labelled() with the fast reader, and then what
+ * an admin and the hardware do to it: a line added to its sensors.conf
+ * that libsensors refuses, and a chip that appears. */
+struct broken_conf {
+	UMockdevTestbed *tb;
+	struct hws_sensors_options o;
+	char conf[sizeof("/tmp/hwsight-sensors-conf-XXXXXX")];
+	struct hws_sensors *s;
+};
+
+static void broken_conf_start(struct broken_conf *b)
 {
+	*b = (struct broken_conf){
+		.tb = testbed(),
+		.o = { .reader = HWS_READER_FAST },
+		.conf = "/tmp/hwsight-sensors-conf-XXXXXX",
+	};
+	b->s = it87_labelled(b->tb, b->conf, &b->o);
 	/* (Not an unclosed quote: libsensors 3.6 leaks a token on that.) */
-	write_file(conf, "chip \"it8728-*\"\n    label temp1 \"CPU\"\n    nonsense here\n");
-	add_coretemp(tb);
+	write_file(b->conf, "chip \"it8728-*\"\n    label temp1 \"CPU\"\n    nonsense here\n");
+	add_coretemp(b->tb);
+}
+
+/* The context must have been freed. */
+static void broken_conf_end(struct broken_conf *b)
+{
+	unlink(b->conf);
+	g_object_unref(b->tb);
 }
 
 /* temp1_max removed before its first read: the chip stays, the value says
@@ -138,59 +159,51 @@ TEST(missing_attribute_libsensors) { missing_attribute(HWS_READER_LIBSENSORS); }
  * drop every chip when a new one appears. */
 TEST(rescan_keeps_the_config_it_started_with)
 {
-	UMockdevTestbed *tb = testbed();
-	struct hws_sensors_options o = { .reader = HWS_READER_FAST };
-	char conf[] = "/tmp/hwsight-sensors-conf-XXXXXX";
-	struct hws_sensors *s = it87_labelled(tb, conf, &o);
+	struct broken_conf b;
 
-	break_config_add_chip(tb, conf);
-	ASSERT_EQ(hws_sensors_rescan(s), 1);
-	ASSERT_EQ(hws_sensors_chip_count(s), 2);
+	broken_conf_start(&b);
+	ASSERT_EQ(hws_sensors_rescan(b.s), 1);
+	ASSERT_EQ(hws_sensors_chip_count(b.s), 2);
 	for (size_t i = 0; i < 2; i++) {
-		const struct hws_chip *chip = hws_sensors_chip(s, i);
+		const struct hws_chip *chip = hws_sensors_chip(b.s, i);
 
 		if (!strncmp(chip->name, "it8728-", 7))
 			ASSERT_STR_EQ(chip->features[0].label, "CPU");
 		else
 			ASSERT_STR_EQ(chip->name, "coretemp-isa-0000");
 	}
-	ASSERT_EQ(hws_sensors_read(s, 0), 6);
-	hws_sensors_free(s);
+	ASSERT_EQ(hws_sensors_read(b.s, 0), 6);
+	hws_sensors_free(b.s);
 
 	/* A new context reads the config again, and refuses it now. */
-	ASSERT_EQ(hws_sensors_new(&o, &s), -EINVAL);
-	unlink(conf);
-	g_object_unref(tb);
+	ASSERT_EQ(hws_sensors_new(&b.o, &b.s), -EINVAL);
+	broken_conf_end(&b);
 }
 
 /* A reload told to use a broken config goes on with the one it had; a
  * good one, and another reader, come into force. */
 TEST(reconfigure_is_all_or_nothing)
 {
-	UMockdevTestbed *tb = testbed();
-	struct hws_sensors_options o = { .reader = HWS_READER_FAST };
-	char conf[] = "/tmp/hwsight-sensors-conf-XXXXXX";
-	struct hws_sensors *s = it87_labelled(tb, conf, &o);
+	struct broken_conf b;
 
-	break_config_add_chip(tb, conf);
-	o.reader = HWS_READER_LIBSENSORS;
-	ASSERT_EQ(hws_sensors_reconfigure(s, &o), -EINVAL);
-	ASSERT_EQ(hws_sensors_chip_count(s), 2);
-	ASSERT_STR_EQ(hws_sensors_chip(s, 0)->features[0].label, "CPU");
-	ASSERT_EQ(hws_sensors_read(s, 0), 6);
+	broken_conf_start(&b);
+	b.o.reader = HWS_READER_LIBSENSORS;
+	ASSERT_EQ(hws_sensors_reconfigure(b.s, &b.o), -EINVAL);
+	ASSERT_EQ(hws_sensors_chip_count(b.s), 2);
+	ASSERT_STR_EQ(hws_sensors_chip(b.s, 0)->features[0].label, "CPU");
+	ASSERT_EQ(hws_sensors_read(b.s, 0), 6);
 
-	write_file(conf, "chip \"it8728-*\"\n    label temp1 \"Board\"\n");
-	ASSERT_EQ(hws_sensors_reconfigure(s, &o), 0);
-	ASSERT_EQ(hws_sensors_chip_count(s), 2);
-	ASSERT_STR_EQ(hws_sensors_chip(s, 0)->features[0].label, "Board");
-	ASSERT_EQ(hws_sensors_read(s, 0), 6);
+	write_file(b.conf, "chip \"it8728-*\"\n    label temp1 \"Board\"\n");
+	ASSERT_EQ(hws_sensors_reconfigure(b.s, &b.o), 0);
+	ASSERT_EQ(hws_sensors_chip_count(b.s), 2);
+	ASSERT_STR_EQ(hws_sensors_chip(b.s, 0)->features[0].label, "Board");
+	ASSERT_EQ(hws_sensors_read(b.s, 0), 6);
 
-	o.config = "/nonexistent/sensors.conf";
-	ASSERT_EQ(hws_sensors_reconfigure(s, &o), -ENOENT);
-	ASSERT_STR_EQ(hws_sensors_chip(s, 0)->features[0].label, "Board");
-	hws_sensors_free(s);
-	unlink(conf);
-	g_object_unref(tb);
+	b.o.config = "/nonexistent/sensors.conf";
+	ASSERT_EQ(hws_sensors_reconfigure(b.s, &b.o), -ENOENT);
+	ASSERT_STR_EQ(hws_sensors_chip(b.s, 0)->features[0].label, "Board");
+	hws_sensors_free(b.s);
+	broken_conf_end(&b);
 }
 
 int main(int argc, char **argv) { return hws_test_main(argc, argv); }

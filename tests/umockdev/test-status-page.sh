@@ -19,15 +19,7 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-cat >"$TMP/hwsightd.conf" <<EOF
-[daemon]
-state_directory = $TMP/state
-log_target = stderr
-log_level = debug
-
-[chip *]
-poll_interval = 1s
-EOF
+daemon_conf 1s
 daemon_start "$TESTBEDS/pc87427.umockdev" "$TMP/hwsightd.conf"
 chip=pc87427-isa-0900
 
@@ -78,6 +70,6 @@ expect_eq "the graphs are drawn in it ($differ pixels differ from the page witho
 	"$([ "$differ" -gt 200000 ] && echo yes || echo "no: $differ")"
 
 kill -TERM "$DAEMON_PID"
-for _ in $(seq 50); do kill -0 "$UMOCKDEV_PID" 2>/dev/null || break; sleep 0.1; done
+wait_for 50 gone "$UMOCKDEV_PID"
 expect_no_line "no sanitizer report" 'Sanitizer|runtime error' "$(cat "$TMP/daemon.log")"
 summary

@@ -356,6 +356,57 @@ static void update_once(void *arg)
 	c->r = hwsd_history_update(c->h, &c->f->chip, c->step, c->when);
 }
 
+/* The history opened on dir, with the first update of c made. */
+static void history_started(struct change *c)
+{
+	ASSERT_EQ(hwsd_history_new(dir, &c->h), 0);
+	update_once(c);
+	ASSERT_EQ(c->r, 0);
+}
+
+/* The chip's file holds the update of c->when as its last. */
+static void expect_last_update(const struct change *c)
+{
+	struct last l;
+
+	last_get(path_of(CHIP), &l);
+	ASSERT_EQ(l.when, c->when);
+	last_free(&l);
+}
+
+/*
+ * A child process that holds a lock of type (F_WRLCK, F_RDLCK) on the
+ * chip's file, as another program would; returns once it holds it. The
+ * child lets go when it reads a byte from release_fd, or after 15 ms if
+ * release_fd is -1.
+ */
+static pid_t lock_elsewhere(short type, int release_fd)
+{
+	int ready[2];
+	char x = 0;
+	pid_t pid;
+
+	ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct flock lk = { .l_type = type, .l_whence = SEEK_SET };
+		int fd = open(path_of(CHIP), type == F_WRLCK ? O_RDWR : O_RDONLY);
+
+		if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0 || write(ready[1], "", 1) != 1)
+			_exit(1);
+		if (release_fd >= 0)
+			(void)!read(release_fd, &x, 1);
+		else
+			usleep(15 * 1000);
+		_exit(0);
+	}
+	ASSERT_EQ(read(ready[0], &x, 1), 1);
+	close(ready[0]);
+	close(ready[1]);
+	return pid;
+}
+
 TEST(changed_sensors_set_the_old_file_aside)
 {
 	struct fake_chip f;
@@ -368,9 +419,7 @@ TEST(changed_sensors_set_the_old_file_aside)
 	chip_init(&f, CHIP);
 	chip_add(&f, "temp1", "CPU Temp", HWS_SENSOR_TEMP, 40);
 	chip_add(&f, "fan1", "CPU Fan", HWS_SENSOR_FAN, 1000);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
+	history_started(&c);
 
 	/* A sensor more (a driver update, a new sensors.conf). */
 	chip_add(&f, "in0", "Vcore", HWS_SENSOR_IN, 1.25);
@@ -411,9 +460,7 @@ TEST(changed_sensors_set_the_old_file_aside)
 	update_once(&c);
 	ASSERT_EQ(c.r, 0);
 	ASSERT_EQ(count_files(CHIP ".rrd", NULL, 0), 3);
-	last_get(path_of(CHIP), &l);
-	ASSERT_EQ(l.when, c.when);
-	last_free(&l);
+	expect_last_update(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
@@ -561,30 +608,15 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 {
 	struct fake_chip f;
 	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
-	int ready[2], done[2];
-	struct last l;
-	char x = 0, *log;
+	int done[2];
+	char *log;
 	pid_t pid;
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
-	ASSERT_EQ(pipe(ready), 0);
+	history_started(&c);
 	ASSERT_EQ(pipe(done), 0);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-		int fd = open(path_of(CHIP), O_RDWR);
-
-		if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0 || write(ready[1], "", 1) != 1)
-			_exit(1);
-		(void)!read(done[0], &x, 1);
-		_exit(0);
-	}
-	ASSERT_EQ(read(ready[0], &x, 1), 1);
+	pid = lock_elsewhere(F_WRLCK, done[0]);
 	/* Updating, and checking the file anew (a restart). */
 	c.when += 10;
 	log = logged(update_once, &c);
@@ -602,9 +634,7 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 	c.when += 10;
 	update_once(&c);
 	ASSERT_EQ(c.r, 0);
-	last_get(path_of(CHIP), &l);
-	ASSERT_EQ(l.when, c.when);
-	last_free(&l);
+	expect_last_update(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
@@ -615,36 +645,17 @@ TEST(an_update_waits_for_a_reader)
 {
 	struct fake_chip f;
 	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
-	int ready[2];
-	struct last l;
-	char x = 0;
 	pid_t pid;
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
-	ASSERT_EQ(pipe(ready), 0);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		struct flock lk = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
-		int fd = open(path_of(CHIP), O_RDONLY);
-
-		if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0 || write(ready[1], "", 1) != 1)
-			_exit(1);
-		usleep(15 * 1000);
-		_exit(0);
-	}
-	ASSERT_EQ(read(ready[0], &x, 1), 1);
+	history_started(&c);
+	pid = lock_elsewhere(F_RDLCK, -1);
 	c.when += 10;
 	update_once(&c);
 	ASSERT_EQ(c.r, 0);
 	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
-	last_get(path_of(CHIP), &l);
-	ASSERT_EQ(l.when, c.when);
-	last_free(&l);
+	expect_last_update(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
@@ -825,6 +836,16 @@ static void graph_once(void *arg)
 	g->r = hwsd_history_graph(g->h, CHIP, g->range, &g->png, &g->len);
 }
 
+/* Draws g, which must fail with err and log said. */
+static void expect_graph_error(struct graph_call *g, int err, const char *said)
+{
+	char *log = logged(graph_once, g);
+
+	ASSERT_EQ(g->r, err);
+	ASSERT_NOT_NULL(strstr(log, said));
+	free(log);
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -833,185 +854,174 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* A graph case: setup() and an hour of history, drawn by g for a range. */
+struct graph_test {
+	struct fake_chip f;
+	struct graph_call g;
+	char prog[sizeof(top) + 32]; /* the fake rrdtool, if the case has one */
+};
+
+static void graph_test_start(struct graph_test *t, const char *range)
+{
+	setup();
+	t->g = (struct graph_call){ .range = range, .h = history_with_an_hour(&t->f) };
+}
+
+/* g draws with a fake rrdtool, a shell script of body. */
+static void graph_test_fake(struct graph_test *t, const char *name, const char *body)
+{
+	fake_rrdtool(t->prog, sizeof(t->prog), name, body);
+	t->g.h->rrdtool = t->prog;
+}
+
+/* Every rrdtool the case ran has been waited for. */
+static void graph_test_end(struct graph_test *t)
+{
+	no_child_left();
+	hwsd_history_free(t->g.h);
+	teardown();
+}
+
 /* A drawing that hangs is killed at its time limit, and the next one is
  * drawn as if nothing had happened. */
 TEST(a_hanging_rrdtool_is_killed)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1h" };
-	char prog[sizeof(top) + 32], *log;
+	struct graph_test t;
+	char *log;
 	struct timespec t0;
 	unsigned w, ht;
 
-	setup();
-	g.h = history_with_an_hour(&f);
-	fake_rrdtool(prog, sizeof(prog), "hang", "exec sleep 60");
-	g.h->rrdtool = prog;
-	g.h->draw_timeout_ms = 300;
+	graph_test_start(&t, "1h");
+	graph_test_fake(&t, "hang", "exec sleep 60");
+	t.g.h->draw_timeout_ms = 300;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -ETIMEDOUT);
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, -ETIMEDOUT);
 	ASSERT_LT(seconds_since(&t0), 5);
 	ASSERT_NOT_NULL(strstr(log, "rrdtool took over 300 ms; killed it"));
 	no_child_left();
 	free(log);
-	g.h->rrdtool = HISTORY_RRDTOOL;
-	g.h->draw_timeout_ms = HISTORY_DRAW_TIMEOUT_MS;
-	graph_once(&g);
-	ASSERT_EQ(g.r, 0);
-	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
-	free(g.png);
-	hwsd_history_free(g.h);
-	teardown();
+	t.g.h->rrdtool = HISTORY_RRDTOOL;
+	t.g.h->draw_timeout_ms = HISTORY_DRAW_TIMEOUT_MS;
+	graph_once(&t.g);
+	ASSERT_EQ(t.g.r, 0);
+	ASSERT_TRUE(is_png(t.g.png, t.g.len, &w, &ht));
+	free(t.g.png);
+	graph_test_end(&t);
 }
 
 /* A graph due again that cannot be drawn (rrdtool too slow on a loaded
  * machine): the last one is given; with none, the failure. */
 TEST(a_failed_draw_gives_the_last_graph)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1h" };
-	char prog[sizeof(top) + 32], *log;
+	struct graph_test t;
+	char *log;
 	void *first;
 	size_t first_len;
 
-	setup();
-	g.h = history_with_an_hour(&f);
-	graph_once(&g);
-	ASSERT_EQ(g.r, 0);
-	first = g.png;
-	first_len = g.len;
-	g.png = NULL;
-	fake_rrdtool(prog, sizeof(prog), "hang", "exec sleep 60");
-	g.h->rrdtool = prog;
-	g.h->draw_timeout_ms = 300;
+	graph_test_start(&t, "1h");
+	graph_once(&t.g);
+	ASSERT_EQ(t.g.r, 0);
+	first = t.g.png;
+	first_len = t.g.len;
+	t.g.png = NULL;
+	graph_test_fake(&t, "hang", "exec sleep 60");
+	t.g.h->draw_timeout_ms = 300;
 	/* An hour later, it is due. */
-	pthread_mutex_lock(&g.h->lock);
+	pthread_mutex_lock(&t.g.h->lock);
 	for (size_t i = 0; i < HISTORY_RANGES; i++)
-		hwsd_history__find(g.h, CHIP)->drawn[i].made -= 3600;
-	pthread_mutex_unlock(&g.h->lock);
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, 0);
-	ASSERT_TRUE(same_png(first, first_len, g.png, g.len));
+		hwsd_history__find(t.g.h, CHIP)->drawn[i].made -= 3600;
+	pthread_mutex_unlock(&t.g.h->lock);
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, 0);
+	ASSERT_TRUE(same_png(first, first_len, t.g.png, t.g.len));
 	ASSERT_NOT_NULL(strstr(log, "rrdtool took over 300 ms; killed it"));
 	free(log);
-	g.range = "1w";
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -ETIMEDOUT);
-	ASSERT_NULL(g.png);
+	t.g.range = "1w";
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, -ETIMEDOUT);
+	ASSERT_NULL(t.g.png);
 	free(log);
-	no_child_left();
 	free(first);
-	hwsd_history_free(g.h);
-	teardown();
+	graph_test_end(&t);
 }
 
 TEST(an_rrdtool_writing_too_much_is_killed)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1d" };
-	char prog[sizeof(top) + 32], *log;
+	struct graph_test t;
 
-	setup();
-	g.h = history_with_an_hour(&f);
-	fake_rrdtool(prog, sizeof(prog), "flood", "exec cat /dev/zero");
-	g.h->rrdtool = prog;
-	g.h->png_max = 100000;
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EFBIG);
-	ASSERT_NULL(g.png);
-	ASSERT_NOT_NULL(strstr(log, "rrdtool wrote over 100000 bytes; killed it"));
-	no_child_left();
-	free(log);
-	hwsd_history_free(g.h);
-	teardown();
+	graph_test_start(&t, "1d");
+	graph_test_fake(&t, "flood", "exec cat /dev/zero");
+	t.g.h->png_max = 100000;
+	expect_graph_error(&t.g, -EFBIG, "rrdtool wrote over 100000 bytes; killed it");
+	ASSERT_NULL(t.g.png);
+	graph_test_end(&t);
 }
 
 /* What rrdtool says first is logged, and a failure is not kept. */
 TEST(rrdtool_failures_are_logged)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1w" };
-	char prog[sizeof(top) + 32], *log;
+	struct graph_test t;
+	char *log;
 
-	setup();
-	g.h = history_with_an_hour(&f);
-	fake_rrdtool(prog, sizeof(prog), "fail",
+	graph_test_start(&t, "1w");
+	graph_test_fake(&t, "fail",
 		     "echo \"ERROR: opening 'x.rrd': No such file or directory\" >&2\n"
 		     "echo 'not this line' >&2\n"
 		     "exit 1");
-	g.h->rrdtool = prog;
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EIO);
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, -EIO);
 	ASSERT_NOT_NULL(strstr(log, CHIP ": rrdtool failed (status 1): ERROR: opening 'x.rrd': No such file"));
 	ASSERT_NULL(strstr(log, "not this line"));
 	free(log);
-	fake_rrdtool(prog, sizeof(prog), "fail", "echo 'a picture'");
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EIO);
-	ASSERT_NOT_NULL(strstr(log, "rrdtool wrote no PNG"));
-	free(log);
-	snprintf(prog, sizeof(prog), "%s/missing", top);
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EIO);
-	ASSERT_NOT_NULL(strstr(log, "missing: No such file or directory"));
-	free(log);
-	no_child_left();
-	hwsd_history_free(g.h);
-	teardown();
+	graph_test_fake(&t, "fail", "echo 'a picture'");
+	expect_graph_error(&t.g, -EIO, "rrdtool wrote no PNG");
+	snprintf(t.prog, sizeof(t.prog), "%s/missing", top);
+	expect_graph_error(&t.g, -EIO, "missing: No such file or directory");
+	graph_test_end(&t);
 }
 
 /* rrdtool finds the file locked while the poller writes it: it is run
  * again a moment later, a few times. */
 TEST(a_locked_file_is_drawn_again)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1h" };
-	char prog[sizeof(top) + 32], body[1024], runs[sizeof(top) + 32], *log;
+	struct graph_test t;
+	char body[1024], runs[sizeof(top) + 32], *log;
 	unsigned w, ht;
 
-	setup();
-	g.h = history_with_an_hour(&f);
+	graph_test_start(&t, "1h");
 	snprintf(runs, sizeof(runs), "%s/runs", top);
 	snprintf(body, sizeof(body),
 		 "echo run >>'%s'\n"
 		 "[ $(wc -l <'%s') -ge 3 ] && exec " HISTORY_RRDTOOL " \"$@\"\n"
 		 "echo 'ERROR: could not lock RRD' >&2\n"
 		 "exit 1", runs, runs);
-	fake_rrdtool(prog, sizeof(prog), "locked-twice", body);
-	g.h->rrdtool = prog;
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, 0);
-	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
+	graph_test_fake(&t, "locked-twice", body);
+	log = logged(graph_once, &t.g);
+	ASSERT_EQ(t.g.r, 0);
+	ASSERT_TRUE(is_png(t.g.png, t.g.len, &w, &ht));
 	ASSERT_STR_EQ(log, "");
 	free(log);
 	/* Locked for good (a backup, say): given up. */
-	g.range = "1d";
+	t.g.range = "1d";
 	unlink(runs);
-	fake_rrdtool(prog, sizeof(prog), "locked",
+	graph_test_fake(&t, "locked",
 		     "echo 'ERROR: could not lock RRD' >&2\n"
 		     "exit 1");
-	log = logged(graph_once, &g);
-	ASSERT_EQ(g.r, -EBUSY);
-	ASSERT_NOT_NULL(strstr(log, "could not lock RRD"));
-	free(log);
-	free(g.png);
-	no_child_left();
-	hwsd_history_free(g.h);
-	teardown();
+	expect_graph_error(&t.g, -EBUSY, "could not lock RRD");
+	free(t.g.png);
+	graph_test_end(&t);
 }
 
 /* The child gets /dev/null, two pipes, none of our descriptors and an
  * environment of its own. */
 TEST(rrdtool_gets_only_what_it_needs)
 {
-	struct fake_chip f;
-	struct graph_call g = { .range = "1h" };
-	char prog[sizeof(top) + 32], body[1024], *log;
+	struct graph_test t;
+	char body[1024], *log;
 	unsigned w, ht;
 
-	setup();
-	g.h = history_with_an_hour(&f);
+	graph_test_start(&t, "1h");
 	ASSERT_EQ(dup2(STDIN_FILENO, 50), 50);  /* no O_CLOEXEC, as librrd opens */
 	setenv("HWS_TEST_SECRET", "1", 1);
 	snprintf(body, sizeof(body),
@@ -1020,18 +1030,16 @@ TEST(rrdtool_gets_only_what_it_needs)
 		 "[ \"$LC_ALL\" = C.UTF-8 ] && [ -z \"${HWS_TEST_SECRET+set}\" ] ||"
 		 " { echo \"ERROR: environment $(env | tr '\\n' ' ')\" >&2; exit 1; }\n"
 		 "exec " HISTORY_RRDTOOL " \"$@\"");
-	fake_rrdtool(prog, sizeof(prog), "check", body);
-	g.h->rrdtool = prog;
-	log = logged(graph_once, &g);
+	graph_test_fake(&t, "check", body);
+	log = logged(graph_once, &t.g);
 	ASSERT_STR_EQ(log, "");
-	ASSERT_EQ(g.r, 0);
-	ASSERT_TRUE(is_png(g.png, g.len, &w, &ht));
+	ASSERT_EQ(t.g.r, 0);
+	ASSERT_TRUE(is_png(t.g.png, t.g.len, &w, &ht));
 	free(log);
-	free(g.png);
+	free(t.g.png);
 	unsetenv("HWS_TEST_SECRET");
 	close(50);
-	hwsd_history_free(g.h);
-	teardown();
+	graph_test_end(&t);
 }
 
 static void *graph_thread(void *arg)

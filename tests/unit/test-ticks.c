@@ -210,54 +210,67 @@ TEST(neighbours_of_40fps)
 	ASSERT_EQ(hws_interval_ticks(faster), 7);
 }
 
+/* An interval and the friendly neighbours hws_friendly_neighbours() gives. */
+struct neighbours_case {
+	struct hws_fract iv, slower, faster;
+};
+
+static void check_neighbours(const struct neighbours_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct neighbours_case *c = &cases[i];
+		struct hws_fract slower, faster;
+
+		hws_friendly_neighbours(c->iv, &slower, &faster);
+		if (slower.num != c->slower.num || slower.den != c->slower.den ||
+		    faster.num != c->faster.num || faster.den != c->faster.den)
+			FAIL("the neighbours of %" PRIu32 "/%" PRIu32 " are %" PRIu32 "/%" PRIu32
+			     " and %" PRIu32 "/%" PRIu32 ", not %" PRIu32 "/%" PRIu32
+			     " and %" PRIu32 "/%" PRIu32,
+			     c->iv.num, c->iv.den, slower.num, slower.den, faster.num, faster.den,
+			     c->slower.num, c->slower.den, c->faster.num, c->faster.den);
+	}
+}
+
+#define CHECK_NEIGHBOURS(cases) check_neighbours((cases), sizeof(cases) / sizeof((cases)[0]))
+
 TEST(neighbours_of_common_rates)
 {
-	struct hws_fract slower, faster;
+	static const struct neighbours_case cases[] = {
+		/* NTSC, 10.01 ticks: 11 ticks (27.27 fps) and 10 (30 fps). */
+		{ { 1001, 30000 }, { 11, 300 }, { 1, 30 } },
+		/* 24 fps, 12.5 ticks: 13 and 12 (25 fps). */
+		{ { 1, 24 }, { 13, 300 }, { 1, 25 } },
+		/* 29.97 as parsed from the command line. */
+		{ { 100, 2997 }, { 11, 300 }, { 1, 30 } },
+	};
 
-	/* NTSC, 10.01 ticks: 11 ticks (27.27 fps) and 10 (30 fps). */
-	hws_friendly_neighbours(FRACT(1001, 30000), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 11, 300);
-	ASSERT_FRACT_EQ(faster, 1, 30);
-	/* 24 fps, 12.5 ticks: 13 and 12 (25 fps). */
-	hws_friendly_neighbours(FRACT(1, 24), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 13, 300);
-	ASSERT_FRACT_EQ(faster, 1, 25);
-	/* 29.97 as parsed from the command line. */
-	hws_friendly_neighbours(FRACT(100, 2997), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 11, 300);
-	ASSERT_FRACT_EQ(faster, 1, 30);
+	CHECK_NEIGHBOURS(cases);
 }
 
 TEST(neighbours_of_a_friendly_interval_are_itself)
 {
-	struct hws_fract slower, faster;
+	static const struct neighbours_case cases[] = {
+		{ { 1, 25 }, { 1, 25 }, { 1, 25 } },
+		/* In lowest terms. */
+		{ { 4, 100 }, { 1, 25 }, { 1, 25 } },
+		{ { 1, 300 }, { 1, 300 }, { 1, 300 } },
+	};
 
-	hws_friendly_neighbours(FRACT(1, 25), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 1, 25);
-	ASSERT_FRACT_EQ(faster, 1, 25);
-	/* In lowest terms. */
-	hws_friendly_neighbours(FRACT(4, 100), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 1, 25);
-	ASSERT_FRACT_EQ(faster, 1, 25);
-	hws_friendly_neighbours(FRACT(1, 300), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 1, 300);
-	ASSERT_FRACT_EQ(faster, 1, 300);
+	CHECK_NEIGHBOURS(cases);
 }
 
 TEST(neighbours_faster_than_300fps)
 {
+	static const struct neighbours_case cases[] = {
+		{ { 1, 1000 }, { 1, 300 }, { 0, 0 } },
+		{ { 0, 1 }, { 1, 300 }, { 0, 0 } },
+		/* Not an interval at all: nothing on either side. */
+		{ { 1, 0 }, { 0, 0 }, { 0, 0 } },
+	};
 	struct hws_fract slower, faster;
 
-	hws_friendly_neighbours(FRACT(1, 1000), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 1, 300);
-	ASSERT_FRACT_EQ(faster, 0, 0);
-	hws_friendly_neighbours(FRACT(0, 1), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 1, 300);
-	ASSERT_FRACT_EQ(faster, 0, 0);
-	/* Not an interval at all: nothing on either side. */
-	hws_friendly_neighbours(FRACT(1, 0), &slower, &faster);
-	ASSERT_FRACT_EQ(slower, 0, 0);
-	ASSERT_FRACT_EQ(faster, 0, 0);
+	CHECK_NEIGHBOURS(cases);
 	/* Either out-parameter may be NULL. */
 	hws_friendly_neighbours(FRACT(1, 40), NULL, &faster);
 	ASSERT_FRACT_EQ(faster, 7, 300);

@@ -128,195 +128,155 @@ static void assert_quiet(struct probe *p)
 	ASSERT_FALSE(delayed_work_pending(&p->dw));
 }
 
+/*
+ * On an idle delayed item the call has nothing to do and returns 0, before
+ * the item ever ran and after its run (due in delay jiffies). The call is
+ * made here, not on a helper thread: it must not block.
+ */
+static void check_idle_delayed(int op, const char *wqname, unsigned long delay)
+{
+	struct wq_fixture f;
+	struct item_call c = { .op = op, .dwork = &f.p.dw };
+
+	wq_fixture_start(&f, wqname, 0);
+	item_call_fn(&c);
+	ASSERT_EQ(c.result, 0);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, delay), 1);
+	PROBE_WAIT_RUNS(&f.p, 1);
+	flush_workqueue(f.wq);
+	item_call_fn(&c);
+	ASSERT_EQ(c.result, 0);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_stop(&f);
+}
+
 /* ---- cancel_delayed_work ---------------------------------------------- */
 
 TEST(cancel_delayed_work_kills_timer)
 {
-	struct workqueue_struct *wq = create_workqueue("cdw");
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
+	wq_fixture_start(&f, "cdw", 0);
 	/* One second ahead: long enough that the cancel comes first. */
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, HZ), 1);
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 1);
-	ASSERT_FALSE(delayed_work_pending(&p.dw));
-	ASSERT_NULL(p.dw.timer.entry.next);
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 0); /* nothing left to kill */
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, HZ), 1);
+	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 1);
+	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
+	ASSERT_NULL(f.p.dw.timer.entry.next);
+	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 0); /* nothing left to kill */
 	/* Past the due time, it has not run. */
 	sleep_ms(1400);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 0);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 0);
 	/* And it can be armed again. */
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
-	PROBE_WAIT_RUNS(&p, 1);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
+	PROBE_WAIT_RUNS(&f.p, 1);
+	wq_fixture_stop(&f);
 }
 
 TEST(cancel_delayed_work_idle_returns_0)
 {
-	struct workqueue_struct *wq = create_workqueue("cdwidle");
-	struct probe p;
-
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 0);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
-	PROBE_WAIT_RUNS(&p, 1);
-	flush_workqueue(wq);
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 0); /* after it ran */
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	check_idle_delayed(OP_CANCEL_DELAYED_WORK, "cdwidle", 1);
 }
 
 /* Queued on a worker (no timer): 0, and the item still runs. */
 TEST(cancel_delayed_work_queued_returns_0)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("cdwq");
-	struct blocker b;
-	struct probe p, q;
+	struct wq_fixture f;
+	struct probe q;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	probe_init(&q, wq);
-	blocker_start(&b, wq, -1);
+	wq_fixture_start(&f, "cdwq", WQF_SINGLE | WQF_BLOCK);
+	probe_init(&q, f.wq);
 	/* Queued at once... */
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 0);
-	ASSERT_TRUE(delayed_work_pending(&p.dw));
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
+	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 0);
+	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
 	/* ... or queued by its timer, which fired long ago. */
-	ASSERT_EQ(queue_delayed_work(wq, &q.dw, 1), 1);
+	ASSERT_EQ(queue_delayed_work(f.wq, &q.dw, 1), 1);
 	sleep_ms(500);
 	ASSERT_EQ(cancel_delayed_work(&q.dw), 0);
 	ASSERT_TRUE(delayed_work_pending(&q.dw));
-	blocker_stop(&b);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 1);
+	wq_fixture_unblock(&f, 1);
 	ASSERT_EQ(probe_runs(&q), 1);
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
+	wq_fixture_stop(&f);
 	probe_destroy(&q);
 }
 
 /* The classic pitfall: it does not wait for a running handler. */
 TEST(cancel_delayed_work_does_not_wait)
 {
-	struct workqueue_struct *wq = create_workqueue("cdwrun");
-	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK };
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK, .dwork = &f.p.dw, .probe = &f.p };
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
-	p.gate = &gate;
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
-	TSEM_WAIT(&p.entered);
-	c.dwork = &p.dw;
-	c.probe = &p;
+	wq_fixture_start(&f, "cdwrun", WQF_GATE);
+	wq_fixture_enter_delayed(&f, 1);
 	if (call_and_join(&c) != 0)
 		FAIL("cancel_delayed_work() on a running item returned %d", c.result);
 	ASSERT_EQ(c.running_at_return, 1); /* returned while it ran */
-	tsem_post(&gate);
-	PROBE_WAIT_RUNS(&p, 1);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	tsem_post(&f.gate);
+	PROBE_WAIT_RUNS(&f.p, 1);
+	wq_fixture_stop(&f);
 }
 
 /* ---- cancel_work_sync ------------------------------------------------- */
 
 TEST(cancel_work_sync_pending)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("cws");
-	struct blocker b;
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	blocker_start(&b, wq, -1);
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	ASSERT_TRUE(cancel_work_sync(&p.work));
-	ASSERT_FALSE(work_pending(&p.work));
-	blocker_stop(&b);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 0);
+	wq_fixture_start(&f, "cws", WQF_SINGLE | WQF_BLOCK);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	ASSERT_TRUE(cancel_work_sync(&f.p.work));
+	ASSERT_FALSE(work_pending(&f.p.work));
+	wq_fixture_unblock(&f, 0);
 	/* Usable again afterwards. */
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_stop(&f);
 }
 
 TEST(cancel_work_sync_idle)
 {
-	struct workqueue_struct *wq = create_workqueue("cwsidle");
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_FALSE(cancel_work_sync(&p.work));
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	flush_workqueue(wq);
-	ASSERT_FALSE(cancel_work_sync(&p.work));
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	wq_fixture_start(&f, "cwsidle", 0);
+	ASSERT_FALSE(cancel_work_sync(&f.p.work));
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	flush_workqueue(f.wq);
+	ASSERT_FALSE(cancel_work_sync(&f.p.work));
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_stop(&f);
 }
 
 TEST(cancel_work_sync_waits_for_running)
 {
-	struct workqueue_struct *wq = create_workqueue("cwsrun");
-	struct item_call c = { .op = OP_CANCEL_WORK_SYNC };
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_CANCEL_WORK_SYNC, .work = &f.p.work, .probe = &f.p };
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
-	p.gate = &gate;
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	TSEM_WAIT(&p.entered);
-	c.work = &p.work;
-	c.probe = &p;
+	wq_fixture_start(&f, "cwsrun", WQF_GATE);
+	wq_fixture_enter(&f);
 	/* Running but not pending: it waits, then says it was not pending. */
-	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &gate));
+	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &f.gate));
 	ASSERT_EQ(c.runs_at_return, 1);
-	assert_quiet(&p);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	assert_quiet(&f.p);
+	wq_fixture_stop(&f);
 }
 
 /* Running and queued again meanwhile: waits, and the new instance never runs. */
 TEST(cancel_work_sync_running_and_requeued)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("cwsreq");
-	struct item_call c = { .op = OP_CANCEL_WORK_SYNC };
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_CANCEL_WORK_SYNC, .work = &f.p.work, .probe = &f.p };
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
-	p.gate = &gate;
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	TSEM_WAIT(&p.entered);
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	c.work = &p.work;
-	c.probe = &p;
-	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &gate));
+	wq_fixture_start(&f, "cwsreq", WQF_SINGLE | WQF_GATE);
+	wq_fixture_enter(&f);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &f.gate));
 	ASSERT_EQ(c.runs_at_return, 1);
-	flush_workqueue(wq);
-	assert_quiet(&p);
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	flush_workqueue(f.wq);
+	assert_quiet(&f.p);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_stop(&f);
 }
 
 /* A plain item that re-queues itself from its handler. */
@@ -352,33 +312,19 @@ static void run_scheduled_call(void *arg)
 
 static void check_waits_for_run_scheduled(int op)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("cwsrsw");
-	struct item_call c = { .op = op };
-	struct blocker b;
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
+	struct item_call c = { .op = op, .work = &f.p.work, .probe = &f.p };
 	struct bg_call runner;
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
-	p.gate = &gate;
-	blocker_start(&b, wq, -1);
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	bg_call_start(&runner, run_scheduled_call, &p.work);
-	TSEM_WAIT(&p.entered);
-	c.work = &p.work;
-	c.probe = &p;
-	call_blocks_until_handler_returns(&c, &gate);
+	wq_fixture_start(&f, "cwsrsw", WQF_SINGLE | WQF_GATE | WQF_BLOCK);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	bg_call_start(&runner, run_scheduled_call, &f.p.work);
+	TSEM_WAIT(&f.p.entered);
+	call_blocks_until_handler_returns(&c, &f.gate);
 	ASSERT_EQ(c.runs_at_return, 1);
 	BG_CALL_JOIN(&runner);
-	blocker_stop(&b);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	wq_fixture_unblock(&f, 1);
+	wq_fixture_stop(&f);
 }
 
 TEST(cancel_work_sync_waits_for_run_scheduled_work)
@@ -395,78 +341,46 @@ TEST(flush_work_waits_for_run_scheduled_work)
 
 TEST(cancel_delayed_work_sync_timer)
 {
-	struct workqueue_struct *wq = create_workqueue("cdws");
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 100 * HZ), 1);
-	ASSERT_TRUE(cancel_delayed_work_sync(&p.dw));
-	ASSERT_FALSE(delayed_work_pending(&p.dw));
-	ASSERT_NULL(p.dw.timer.entry.next);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 0);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	wq_fixture_start(&f, "cdws", 0);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 100 * HZ), 1);
+	ASSERT_TRUE(cancel_delayed_work_sync(&f.p.dw));
+	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
+	ASSERT_NULL(f.p.dw.timer.entry.next);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_stop(&f);
 }
 
 TEST(cancel_delayed_work_sync_queued)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("cdwsq");
-	struct blocker b;
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	blocker_start(&b, wq, -1);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
-	ASSERT_TRUE(cancel_delayed_work_sync(&p.dw));
-	ASSERT_FALSE(delayed_work_pending(&p.dw));
-	blocker_stop(&b);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 0);
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
+	wq_fixture_start(&f, "cdwsq", WQF_SINGLE | WQF_BLOCK);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
+	ASSERT_TRUE(cancel_delayed_work_sync(&f.p.dw));
+	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
+	wq_fixture_unblock(&f, 0);
+	wq_fixture_stop(&f);
 }
 
 TEST(cancel_delayed_work_sync_idle)
 {
-	struct workqueue_struct *wq = create_workqueue("cdwsidle");
-	struct probe p;
-
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_FALSE(cancel_delayed_work_sync(&p.dw));
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
-	PROBE_WAIT_RUNS(&p, 1);
-	flush_workqueue(wq);
-	ASSERT_FALSE(cancel_delayed_work_sync(&p.dw));
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	check_idle_delayed(OP_CANCEL_DELAYED_WORK_SYNC, "cdwsidle", 1);
 }
 
 TEST(cancel_delayed_work_sync_waits_for_running)
 {
-	struct workqueue_struct *wq = create_workqueue("cdwsrun");
-	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK_SYNC };
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK_SYNC, .dwork = &f.p.dw, .probe = &f.p };
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
-	p.gate = &gate;
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
-	TSEM_WAIT(&p.entered);
-	c.dwork = &p.dw;
-	c.probe = &p;
-	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &gate));
+	wq_fixture_start(&f, "cdwsrun", WQF_GATE);
+	wq_fixture_enter_delayed(&f, 1);
+	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &f.gate));
 	ASSERT_EQ(c.runs_at_return, 1);
-	assert_quiet(&p);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	assert_quiet(&f.p);
+	wq_fixture_stop(&f);
 }
 
 /*
@@ -512,48 +426,42 @@ TEST(cancel_delayed_work_sync_rearm_1)
 
 TEST(cancel_rearming_idle)
 {
-	struct workqueue_struct *wq = create_workqueue("crdidle");
-	struct probe p;
-	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .wq = wq, .dwork = &p.dw };
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .dwork = &f.p.dw, .probe = &f.p };
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	c.probe = &p;
+	wq_fixture_start(&f, "crdidle", 0);
+	c.wq = f.wq;
 	call_and_join(&c);          /* 2.6.20 looped here forever */
 	c.op = OP_CANCEL_REARMING_WORK;
 	call_and_join(&c);
-	ASSERT_EQ(probe_runs(&p), 0);
+	ASSERT_EQ(probe_runs(&f.p), 0);
 	/* After a run, idle again. */
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
-	PROBE_WAIT_RUNS(&p, 1);
-	flush_workqueue(wq);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
+	PROBE_WAIT_RUNS(&f.p, 1);
+	flush_workqueue(f.wq);
 	c.op = OP_CANCEL_REARMING_WORKQUEUE;
 	call_and_join(&c);
-	assert_quiet(&p);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	assert_quiet(&f.p);
+	wq_fixture_stop(&f);
 }
 
 TEST(cancel_rearming_timer)
 {
-	struct workqueue_struct *wq = create_workqueue("crdtimer");
-	struct probe p;
-	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .wq = wq, .dwork = &p.dw };
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .dwork = &f.p.dw, .probe = &f.p };
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	c.probe = &p;
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 100 * HZ), 1);
+	wq_fixture_start(&f, "crdtimer", 0);
+	c.wq = f.wq;
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 100 * HZ), 1);
 	call_and_join(&c);
-	ASSERT_EQ(probe_runs(&p), 0);
-	ASSERT_FALSE(delayed_work_pending(&p.dw));
-	ASSERT_EQ(schedule_delayed_work(&p.dw, 100 * HZ), 1);
+	ASSERT_EQ(probe_runs(&f.p), 0);
+	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
+	ASSERT_EQ(schedule_delayed_work(&f.p.dw, 100 * HZ), 1);
 	c.op = OP_CANCEL_REARMING_WORK;
 	call_and_join(&c);
-	assert_quiet(&p);
-	ASSERT_EQ(probe_runs(&p), 0);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	assert_quiet(&f.p);
+	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_stop(&f);
 }
 
 /* Re-arming with delay 0 never has a timer to kill: 2.6.20 hung. */
@@ -575,69 +483,48 @@ TEST(cancel_rearming_rearm_1)
 
 TEST(flush_work_waits_for_queued)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("fwq");
-	struct item_call c = { .op = OP_FLUSH_WORK };
-	struct blocker b;
-	struct probe p;
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_FLUSH_WORK, .work = &f.p.work, .probe = &f.p };
 	struct bg_call bg;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	blocker_start(&b, wq, -1);
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	c.work = &p.work;
-	c.probe = &p;
+	wq_fixture_start(&f, "fwq", WQF_SINGLE | WQF_BLOCK);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
 	bg_call_start(&bg, item_call_fn, &c);
 	sleep_ms(200);
 	ASSERT_FALSE(bg_call_returned(&bg)); /* the item has not run yet */
-	blocker_stop(&b);
+	blocker_stop(&f.b);
 	BG_CALL_JOIN(&bg);
 	ASSERT_TRUE(c.result);
 	ASSERT_EQ(c.runs_at_return, 1);
 	ASSERT_EQ(c.running_at_return, 0);
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
+	wq_fixture_stop(&f);
 }
 
 TEST(flush_work_waits_for_running)
 {
-	struct workqueue_struct *wq = create_workqueue("fwrun");
-	struct item_call c = { .op = OP_FLUSH_WORK };
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_FLUSH_WORK, .work = &f.p.work, .probe = &f.p };
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
-	p.gate = &gate;
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	TSEM_WAIT(&p.entered);
-	c.work = &p.work;
-	c.probe = &p;
-	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &gate));
+	wq_fixture_start(&f, "fwrun", WQF_GATE);
+	wq_fixture_enter(&f);
+	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &f.gate));
 	ASSERT_EQ(c.runs_at_return, 1);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	wq_fixture_stop(&f);
 }
 
 TEST(flush_work_idle)
 {
-	struct workqueue_struct *wq = create_workqueue("fwidle");
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_FALSE(flush_work(&p.work));
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	ASSERT_TRUE(flush_work(&p.work) || probe_runs(&p) == 1);
-	ASSERT_EQ(probe_runs(&p), 1);
-	flush_workqueue(wq);
-	ASSERT_FALSE(flush_work(&p.work));
-	ASSERT_FALSE(flush_work(&p.dw.work));
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	wq_fixture_start(&f, "fwidle", 0);
+	ASSERT_FALSE(flush_work(&f.p.work));
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	ASSERT_TRUE(flush_work(&f.p.work) || probe_runs(&f.p) == 1);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	flush_workqueue(f.wq);
+	ASSERT_FALSE(flush_work(&f.p.work));
+	ASSERT_FALSE(flush_work(&f.p.dw.work));
+	wq_fixture_stop(&f);
 }
 
 /*
@@ -679,15 +566,11 @@ TEST(flush_work_self_requeueing_returns)
 
 TEST(flush_delayed_work_runs_timer_now)
 {
-	struct workqueue_struct *wq = create_workqueue("fdw");
-	struct item_call c = { .op = OP_FLUSH_DELAYED_WORK };
-	struct probe p;
+	struct wq_fixture f;
+	struct item_call c = { .op = OP_FLUSH_DELAYED_WORK, .dwork = &f.p.dw, .probe = &f.p };
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1000 * HZ), 1);
-	c.dwork = &p.dw;
-	c.probe = &p;
+	wq_fixture_start(&f, "fdw", 0);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1000 * HZ), 1);
 	/*
 	 * Not 1000 s later. The return value is not checked: the handler may
 	 * finish between the firing and the wait, as in the kernel, and then
@@ -696,132 +579,97 @@ TEST(flush_delayed_work_runs_timer_now)
 	call_and_join(&c);
 	ASSERT_EQ(c.runs_at_return, 1);
 	ASSERT_EQ(c.running_at_return, 0);
-	ASSERT_FALSE(delayed_work_pending(&p.dw));
-	ASSERT_NULL(p.dw.timer.entry.next);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
+	ASSERT_NULL(f.p.dw.timer.entry.next);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_stop(&f);
 }
 
 TEST(flush_delayed_work_idle)
 {
-	struct workqueue_struct *wq = create_workqueue("fdwidle");
-	struct probe p;
-
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_FALSE(flush_delayed_work(&p.dw));
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
-	PROBE_WAIT_RUNS(&p, 1);
-	flush_workqueue(wq);
-	ASSERT_FALSE(flush_delayed_work(&p.dw));
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	check_idle_delayed(OP_FLUSH_DELAYED_WORK, "fdwidle", 0);
 }
 
 /* ---- mod_delayed_work ------------------------------------------------- */
 
 TEST(mod_delayed_work_idle_queues)
 {
-	struct workqueue_struct *wq = create_workqueue("modidle");
-	struct probe p;
+	struct wq_fixture f;
 	unsigned long j0;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
+	wq_fixture_start(&f, "modidle", 0);
 	j0 = jiffies;
-	ASSERT_FALSE(mod_delayed_work(wq, &p.dw, 2));
-	ASSERT_TRUE(delayed_work_pending(&p.dw));
-	PROBE_WAIT_RUNS(&p, 1);
-	ASSERT_TRUE(time_after_eq(atomic_load(&p.ran_at), j0 + 2));
-	flush_workqueue(wq);
+	ASSERT_FALSE(mod_delayed_work(f.wq, &f.p.dw, 2));
+	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
+	PROBE_WAIT_RUNS(&f.p, 1);
+	ASSERT_TRUE(time_after_eq(atomic_load(&f.p.ran_at), j0 + 2));
+	flush_workqueue(f.wq);
 	/* Delay 0: queued at once, flush_workqueue() waits for it. */
-	ASSERT_FALSE(mod_delayed_work(wq, &p.dw, 0));
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 2);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	ASSERT_FALSE(mod_delayed_work(f.wq, &f.p.dw, 0));
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 2);
+	wq_fixture_stop(&f);
 }
 
 TEST(mod_delayed_work_shortens)
 {
-	struct workqueue_struct *wq = create_workqueue("modshort");
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1000 * HZ), 1);
-	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 1));
-	PROBE_WAIT_RUNS(&p, 1); /* long before 1000 s */
-	flush_workqueue(wq);
-	ASSERT_FALSE(delayed_work_pending(&p.dw));
+	wq_fixture_start(&f, "modshort", 0);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1000 * HZ), 1);
+	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 1));
+	PROBE_WAIT_RUNS(&f.p, 1); /* long before 1000 s */
+	flush_workqueue(f.wq);
+	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
 	/* Shortened to 0: queued at once. */
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1000 * HZ), 1);
-	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 0));
-	PROBE_WAIT_RUNS(&p, 1);
-	ASSERT_EQ(probe_runs(&p), 2);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1000 * HZ), 1);
+	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 0));
+	PROBE_WAIT_RUNS(&f.p, 1);
+	ASSERT_EQ(probe_runs(&f.p), 2);
+	wq_fixture_stop(&f);
 }
 
 TEST(mod_delayed_work_lengthens)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("modlong");
-	struct blocker b;
-	struct probe p;
+	struct wq_fixture f;
 	unsigned long j0, j1;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
+	wq_fixture_start(&f, "modlong", WQF_SINGLE | WQF_BLOCK);
 	/* Waiting on the worker: moved back into a timer. */
-	blocker_start(&b, wq, -1);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
 	j0 = jiffies;
-	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 100 * HZ));
+	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 100 * HZ));
 	j1 = jiffies;
-	ASSERT_TRUE(delayed_work_pending(&p.dw));
-	ASSERT_NOT_NULL(p.dw.timer.entry.next);
-	ASSERT_TRUE(time_in_range(p.dw.timer.expires, j0 + 100 * HZ, j1 + 100 * HZ));
-	blocker_stop(&b);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 0);
+	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
+	ASSERT_NOT_NULL(f.p.dw.timer.entry.next);
+	ASSERT_TRUE(time_in_range(f.p.dw.timer.expires, j0 + 100 * HZ, j1 + 100 * HZ));
+	wq_fixture_unblock(&f, 0);
 	/* An armed timer pushed back. */
-	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 200 * HZ));
-	ASSERT_TRUE(time_after_eq(p.dw.timer.expires, j0 + 200 * HZ));
+	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 200 * HZ));
+	ASSERT_TRUE(time_after_eq(f.p.dw.timer.expires, j0 + 200 * HZ));
 	for (int i = 0; i < 1000; i++)
-		ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 100 * HZ + (unsigned long)i));
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 1);
-	ASSERT_EQ(probe_runs(&p), 0);
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
+		ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 100 * HZ + (unsigned long)i));
+	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 1);
+	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_stop(&f);
 }
 
 /* Running but not pending counts as idle: queued again, runs again. */
 TEST(mod_delayed_work_while_running)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("modrun");
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
-	p.gate = &gate;
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
-	TSEM_WAIT(&p.entered);
-	ASSERT_FALSE(mod_delayed_work(wq, &p.dw, 0));
-	ASSERT_TRUE(mod_delayed_work(wq, &p.dw, 1));
-	tsem_post(&gate);
-	tsem_post(&gate);
-	PROBE_WAIT_RUNS(&p, 2);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 2);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	wq_fixture_start(&f, "modrun", WQF_SINGLE | WQF_GATE);
+	wq_fixture_enter_delayed(&f, 0);
+	ASSERT_FALSE(mod_delayed_work(f.wq, &f.p.dw, 0));
+	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 1));
+	tsem_post(&f.gate);
+	tsem_post(&f.gate);
+	PROBE_WAIT_RUNS(&f.p, 2);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 2);
+	wq_fixture_stop(&f);
 }
 
 TEST(mod_delayed_work_on_names_worker)

@@ -98,6 +98,24 @@ TEST(freeze_spares_other_queues)
 	destroy_workqueue(fq);
 }
 
+/*
+ * With the queues frozen, an item queued on fq waits; it runs once this
+ * thaws them.
+ */
+static void expect_held_until_thaw(struct workqueue_struct *fq)
+{
+	struct probe p;
+
+	probe_init(&p, fq);
+	ASSERT_EQ(queue_work(fq, &p.work), 1);
+	sleep_ms(QUIET_MS);
+	ASSERT_EQ(probe_runs(&p), 0);
+	thaw_workqueues();
+	PROBE_WAIT_RUNS(&p, 1);
+	flush_workqueue(fq); /* the handler has returned: p can go */
+	probe_destroy(&p);
+}
+
 static void freeze_call(void *arg)
 {
 	int *ret = arg;
@@ -111,37 +129,30 @@ static void freeze_call(void *arg)
  */
 TEST(freeze_waits_for_running_handler)
 {
-	struct workqueue_struct *fq = create_freezeable_workqueue("frzrun");
-	struct tsem gate;
-	struct probe running, behind;
+	struct wq_fixture f;
+	struct probe *running = &f.p, behind;
 	struct bg_call bg;
 	int ret = -1;
 
-	ASSERT_NOT_NULL(fq);
-	tsem_init(&gate);
-	probe_init(&running, fq);
-	probe_init(&behind, fq);
-	running.gate = &gate;
-	ASSERT_EQ(queue_work(fq, &running.work), 1);
-	TSEM_WAIT(&running.entered);
-	ASSERT_EQ(queue_work(fq, &behind.work), 1);
+	wq_fixture_start(&f, "frzrun", WQF_FREEZEABLE | WQF_GATE);
+	probe_init(&behind, f.wq);
+	wq_fixture_enter(&f);
+	ASSERT_EQ(queue_work(f.wq, &behind.work), 1);
 	bg_call_start(&bg, freeze_call, &ret);
 	sleep_ms(200);
 	ASSERT_FALSE(bg_call_returned(&bg));
-	tsem_post(&gate);
+	tsem_post(&f.gate);
 	BG_CALL_JOIN(&bg);
 	ASSERT_EQ(ret, 0);
-	ASSERT_EQ(probe_runs(&running), 1);
-	ASSERT_EQ(atomic_load(&running.running), 0);
+	ASSERT_EQ(probe_runs(running), 1);
+	ASSERT_EQ(atomic_load(&running->running), 0);
 	sleep_ms(QUIET_MS);
 	ASSERT_EQ(probe_runs(&behind), 0);
 	thaw_workqueues();
-	flush_workqueue(fq);
+	flush_workqueue(f.wq);
 	ASSERT_EQ(probe_runs(&behind), 1);
-	destroy_workqueue(fq);
-	probe_destroy(&running);
+	wq_fixture_stop(&f);
 	probe_destroy(&behind);
-	tsem_destroy(&gate);
 }
 
 /* Called from a freezeable queue's worker it would wait for itself. */
@@ -187,7 +198,6 @@ TEST(freeze_from_ordinary_worker)
 	struct workqueue_struct *wq = create_workqueue("frzord");
 	struct workqueue_struct *fq = create_freezeable_workqueue("frzord");
 	struct freezer_item f;
-	struct probe p;
 
 	ASSERT_NOT_NULL(wq);
 	ASSERT_NOT_NULL(fq);
@@ -197,15 +207,9 @@ TEST(freeze_from_ordinary_worker)
 	ASSERT_EQ(queue_work(wq, &f.work), 1);
 	TSEM_WAIT(&f.done);
 	ASSERT_EQ(atomic_load(&f.ret), 0);
-	probe_init(&p, fq);
-	ASSERT_EQ(queue_work(fq, &p.work), 1);
-	sleep_ms(QUIET_MS);
-	ASSERT_EQ(probe_runs(&p), 0);
-	thaw_workqueues();
-	PROBE_WAIT_RUNS(&p, 1);
+	expect_held_until_thaw(fq);
 	destroy_workqueue(wq);
 	destroy_workqueue(fq);
-	probe_destroy(&p);
 	tsem_destroy(&f.done);
 }
 
@@ -283,40 +287,30 @@ TEST(freeze_thaw_cycles)
 TEST(freeze_applies_to_new_queues)
 {
 	struct workqueue_struct *fq;
-	struct probe p;
 
 	ASSERT_EQ(freeze_workqueues(), 0);
 	fq = create_freezeable_workqueue("frznew");
 	ASSERT_NOT_NULL(fq);
-	probe_init(&p, fq);
-	ASSERT_EQ(queue_work(fq, &p.work), 1);
-	sleep_ms(QUIET_MS);
-	ASSERT_EQ(probe_runs(&p), 0);
-	thaw_workqueues();
-	PROBE_WAIT_RUNS(&p, 1);
+	expect_held_until_thaw(fq);
 	destroy_workqueue(fq);
-	probe_destroy(&p);
 }
 
 /* The cancel helpers work on a frozen queue: nothing is running there. */
 TEST(cancel_sync_while_frozen)
 {
-	struct workqueue_struct *fq = create_freezeable_workqueue("frzcan");
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(fq);
-	probe_init(&p, fq);
+	wq_fixture_start(&f, "frzcan", WQF_FREEZEABLE);
 	ASSERT_EQ(freeze_workqueues(), 0);
-	ASSERT_EQ(queue_work(fq, &p.work), 1);
-	ASSERT_EQ(queue_delayed_work(fq, &p.dw, 1), 1);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
 	sleep_ms(100);
-	ASSERT_TRUE(cancel_work_sync(&p.work));
-	ASSERT_TRUE(cancel_delayed_work_sync(&p.dw));
+	ASSERT_TRUE(cancel_work_sync(&f.p.work));
+	ASSERT_TRUE(cancel_delayed_work_sync(&f.p.dw));
 	thaw_workqueues();
-	flush_workqueue(fq);
-	ASSERT_EQ(probe_runs(&p), 0);
-	destroy_workqueue(fq);
-	probe_destroy(&p);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_stop(&f);
 }
 
 /*
@@ -325,31 +319,24 @@ TEST(cancel_sync_while_frozen)
  */
 TEST_TIMEOUT(freeze_gives_up_after_20s, 90)
 {
-	struct workqueue_struct *fq = create_freezeable_workqueue("frzbusy");
-	struct tsem gate;
-	struct probe slow, behind;
+	struct wq_fixture f; /* its probe is the slow handler */
+	struct probe behind;
 	uint64_t t0;
 	int ret;
 
-	ASSERT_NOT_NULL(fq);
-	tsem_init(&gate);
-	probe_init(&slow, fq);
-	probe_init(&behind, fq);
-	slow.gate = &gate;
-	ASSERT_EQ(queue_work(fq, &slow.work), 1);
-	TSEM_WAIT(&slow.entered);
+	wq_fixture_start(&f, "frzbusy", WQF_FREEZEABLE | WQF_GATE);
+	probe_init(&behind, f.wq);
+	wq_fixture_enter(&f);
 	t0 = now_ns();
 	ret = freeze_workqueues();
 	ASSERT_EQ(ret, -EBUSY);
 	ASSERT_GE(now_ns() - t0, 19000000000ull);
-	tsem_post(&gate);
+	tsem_post(&f.gate);
 	/* Thawed again: the next item runs without a thaw_workqueues(). */
-	ASSERT_EQ(queue_work(fq, &behind.work), 1);
+	ASSERT_EQ(queue_work(f.wq, &behind.work), 1);
 	PROBE_WAIT_RUNS(&behind, 1);
-	destroy_workqueue(fq);
-	probe_destroy(&slow);
+	wq_fixture_stop(&f);
 	probe_destroy(&behind);
-	tsem_destroy(&gate);
 }
 
 int main(int argc, char **argv)

@@ -238,26 +238,23 @@ TEST(queue_work_returns_0_while_pending)
 
 TEST(queue_delayed_work_returns_0_during_timer)
 {
-	struct workqueue_struct *wq = create_workqueue("qtimer");
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 100 * HZ), 1);
-	ASSERT_TRUE(delayed_work_pending(&p.dw));
-	ASSERT_TRUE(work_pending(&p.dw.work));
-	ASSERT_NOT_NULL(p.dw.timer.entry.next);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 0);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 0);
-	ASSERT_EQ(queue_delayed_work_on(1, wq, &p.dw, 0), 0);
-	ASSERT_EQ(queue_work(wq, &p.dw.work), 0);
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 1);
-	ASSERT_FALSE(delayed_work_pending(&p.dw));
-	ASSERT_NULL(p.dw.timer.entry.next);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 0);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
+	wq_fixture_start(&f, "qtimer", 0);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 100 * HZ), 1);
+	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
+	ASSERT_TRUE(work_pending(&f.p.dw.work));
+	ASSERT_NOT_NULL(f.p.dw.timer.entry.next);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 0);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 0);
+	ASSERT_EQ(queue_delayed_work_on(1, f.wq, &f.p.dw, 0), 0);
+	ASSERT_EQ(queue_work(f.wq, &f.p.dw.work), 0);
+	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 1);
+	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
+	ASSERT_NULL(f.p.dw.timer.entry.next);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 0);
+	wq_fixture_stop(&f);
 }
 
 /*
@@ -397,58 +394,50 @@ TEST(handler_may_free_container)
  */
 TEST(nar_stays_pending_until_release)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("nar");
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
-	INIT_WORK_NAR(&p.work, probe_work_fn);
-	INIT_DELAYED_WORK_NAR(&p.dw, probe_dwork_fn);
-	p.gate = &gate;
+	wq_fixture_start(&f, "nar", WQF_SINGLE | WQF_GATE);
+	INIT_WORK_NAR(&f.p.work, probe_work_fn);
+	INIT_DELAYED_WORK_NAR(&f.p.dw, probe_dwork_fn);
 
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	TSEM_WAIT(&p.entered);
-	ASSERT_EQ(atomic_load(&p.pending_in_handler), 1); /* pending inside */
-	ASSERT_TRUE(work_pending(&p.work));
-	ASSERT_EQ(queue_work(wq, &p.work), 0);
-	tsem_post(&gate);
-	TSEM_WAIT(&p.ran);
-	flush_workqueue(wq);
-	ASSERT_TRUE(work_pending(&p.work)); /* and after */
-	ASSERT_EQ(queue_work(wq, &p.work), 0);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 1);
-	work_release(&p.work);
-	ASSERT_FALSE(work_pending(&p.work));
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	tsem_post(&gate);
-	PROBE_WAIT_RUNS(&p, 1);
-	ASSERT_EQ(probe_runs(&p), 2);
-	work_release(&p.work);
+	wq_fixture_enter(&f);
+	ASSERT_EQ(atomic_load(&f.p.pending_in_handler), 1); /* pending inside */
+	ASSERT_TRUE(work_pending(&f.p.work));
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 0);
+	tsem_post(&f.gate);
+	TSEM_WAIT(&f.p.ran);
+	flush_workqueue(f.wq);
+	ASSERT_TRUE(work_pending(&f.p.work)); /* and after */
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 0);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	work_release(&f.p.work);
+	ASSERT_FALSE(work_pending(&f.p.work));
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	tsem_post(&f.gate);
+	PROBE_WAIT_RUNS(&f.p, 1);
+	ASSERT_EQ(probe_runs(&f.p), 2);
+	work_release(&f.p.work);
 
 	/* The same for a delayed item, through its timer. */
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 1);
-	tsem_post(&gate);
-	PROBE_WAIT_RUNS(&p, 1);
-	ASSERT_EQ(atomic_load(&p.pending_in_handler), 1);
-	flush_workqueue(wq);
-	ASSERT_TRUE(delayed_work_pending(&p.dw));
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 1), 0);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 0);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 3);
-	work_release(&p.dw.work);
-	ASSERT_FALSE(delayed_work_pending(&p.dw));
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
-	tsem_post(&gate);
-	PROBE_WAIT_RUNS(&p, 1);
-	work_release(&p.dw.work);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
+	tsem_post(&f.gate);
+	PROBE_WAIT_RUNS(&f.p, 1);
+	ASSERT_EQ(atomic_load(&f.p.pending_in_handler), 1);
+	flush_workqueue(f.wq);
+	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 0);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 0);
+	flush_workqueue(f.wq);
+	ASSERT_EQ(probe_runs(&f.p), 3);
+	work_release(&f.p.dw.work);
+	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
+	tsem_post(&f.gate);
+	PROBE_WAIT_RUNS(&f.p, 1);
+	work_release(&f.p.dw.work);
 
-	destroy_workqueue(wq);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	wq_fixture_stop(&f);
 }
 
 /* The _NAR use case: the handler releases the item once it has the data. */
@@ -506,33 +495,25 @@ TEST(nar_release_from_handler)
  */
 TEST(delayed_zero_queues_at_once)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("dzero");
-	struct blocker b;
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	blocker_start(&b, wq, -1);
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
-	ASSERT_NULL(p.dw.timer.entry.next);
-	ASSERT_TRUE(delayed_work_pending(&p.dw));
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 0); /* no timer to kill */
-	ASSERT_EQ(run_scheduled_work(&p.dw.work), 1);
-	ASSERT_EQ(probe_runs(&p), 1);
+	wq_fixture_start(&f, "dzero", WQF_SINGLE | WQF_BLOCK);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
+	ASSERT_NULL(f.p.dw.timer.entry.next);
+	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
+	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 0); /* no timer to kill */
+	ASSERT_EQ(run_scheduled_work(&f.p.dw.work), 1);
+	ASSERT_EQ(probe_runs(&f.p), 1);
 
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
-	blocker_stop(&b);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 2);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
+	wq_fixture_unblock(&f, 2);
 
 	for (int i = 0; i < 100; i++) {
-		ASSERT_EQ(queue_delayed_work(wq, &p.dw, 0), 1);
-		flush_workqueue(wq);
-		ASSERT_EQ(probe_runs(&p), 3 + i);
+		ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
+		flush_workqueue(f.wq);
+		ASSERT_EQ(probe_runs(&f.p), 3 + i);
 	}
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
+	wq_fixture_stop(&f);
 }
 
 TEST(delayed_not_before_delay)
@@ -578,84 +559,60 @@ TEST(delayed_not_before_delay)
 
 TEST(run_scheduled_work_runs_in_caller)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("rsw");
-	struct blocker b;
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	blocker_start(&b, wq, -1);
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	ASSERT_EQ(run_scheduled_work(&p.work), 1);
-	ASSERT_EQ(probe_runs(&p), 1);
-	ASSERT_TRUE(pthread_equal(probe_thread(&p, NULL), pthread_self()));
-	ASSERT_FALSE(work_pending(&p.work));
+	wq_fixture_start(&f, "rsw", WQF_SINGLE | WQF_BLOCK);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	ASSERT_EQ(run_scheduled_work(&f.p.work), 1);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	ASSERT_TRUE(pthread_equal(probe_thread(&f.p, NULL), pthread_self()));
+	ASSERT_FALSE(work_pending(&f.p.work));
 	/* Taken off the list: the worker does not run it a second time. */
-	ASSERT_EQ(run_scheduled_work(&p.work), 0);
-	blocker_stop(&b);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
+	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
+	wq_fixture_unblock(&f, 1);
+	wq_fixture_stop(&f);
 }
 
 TEST(run_scheduled_work_returns_0_when_not_queued)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("rsw0");
-	struct tsem gate;
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	tsem_init(&gate);
-	probe_init(&p, wq);
+	wq_fixture_start(&f, "rsw0", WQF_SINGLE | WQF_GATE);
 	/* Idle. */
-	ASSERT_EQ(run_scheduled_work(&p.work), 0);
-	ASSERT_EQ(run_scheduled_work(&p.dw.work), 0);
+	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
+	ASSERT_EQ(run_scheduled_work(&f.p.dw.work), 0);
 	/* In its timer phase. */
-	ASSERT_EQ(queue_delayed_work(wq, &p.dw, 100 * HZ), 1);
-	ASSERT_EQ(run_scheduled_work(&p.dw.work), 0);
-	ASSERT_TRUE(delayed_work_pending(&p.dw));
-	ASSERT_EQ(cancel_delayed_work(&p.dw), 1);
+	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 100 * HZ), 1);
+	ASSERT_EQ(run_scheduled_work(&f.p.dw.work), 0);
+	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
+	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 1);
 	/* Running on its worker. */
-	p.gate = &gate;
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	TSEM_WAIT(&p.entered);
-	ASSERT_EQ(run_scheduled_work(&p.work), 0);
-	tsem_post(&gate);
-	flush_workqueue(wq);
+	wq_fixture_enter(&f);
+	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
+	tsem_post(&f.gate);
+	flush_workqueue(f.wq);
 	/* Done. */
-	ASSERT_EQ(run_scheduled_work(&p.work), 0);
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	probe_destroy(&p);
-	tsem_destroy(&gate);
+	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
+	ASSERT_EQ(probe_runs(&f.p), 1);
+	wq_fixture_stop(&f);
 }
 
 /* run_scheduled_work() treats the pending bit as a worker does: _NAR stays. */
 TEST(run_scheduled_work_nar)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("rswnar");
-	struct blocker b;
-	struct probe p;
+	struct wq_fixture f;
 
-	ASSERT_NOT_NULL(wq);
-	probe_init(&p, wq);
-	INIT_WORK_NAR(&p.work, probe_work_fn);
-	blocker_start(&b, wq, -1);
-	ASSERT_EQ(queue_work(wq, &p.work), 1);
-	ASSERT_EQ(run_scheduled_work(&p.work), 1);
-	ASSERT_EQ(atomic_load(&p.pending_in_handler), 1);
-	ASSERT_TRUE(work_pending(&p.work));
-	ASSERT_EQ(queue_work(wq, &p.work), 0);
-	work_release(&p.work);
-	ASSERT_FALSE(work_pending(&p.work));
-	blocker_stop(&b);
-	flush_workqueue(wq);
-	ASSERT_EQ(probe_runs(&p), 1);
-	destroy_workqueue(wq);
-	blocker_destroy(&b);
-	probe_destroy(&p);
+	wq_fixture_start(&f, "rswnar", WQF_SINGLE | WQF_BLOCK);
+	INIT_WORK_NAR(&f.p.work, probe_work_fn);
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	ASSERT_EQ(run_scheduled_work(&f.p.work), 1);
+	ASSERT_EQ(atomic_load(&f.p.pending_in_handler), 1);
+	ASSERT_TRUE(work_pending(&f.p.work));
+	ASSERT_EQ(queue_work(f.wq, &f.p.work), 0);
+	work_release(&f.p.work);
+	ASSERT_FALSE(work_pending(&f.p.work));
+	wq_fixture_unblock(&f, 1);
+	wq_fixture_stop(&f);
 }
 
 /* ---- flush_workqueue -------------------------------------------------- */

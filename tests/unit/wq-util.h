@@ -5,8 +5,9 @@
 /*
  * Helpers shared by the workqueue tests: a semaphore with a timed wait, a
  * call run on a helper thread (to check that it blocks, then that it
- * returns), a blocker item that holds a worker, and a probe item that
- * records how, where and when it ran.
+ * returns), a blocker item that holds a worker, a probe item that records
+ * how, where and when it ran, and the fixture (a queue with a probe, a gate
+ * and a blocker) that most single-item tests start from.
  *
  * Tests sequence threads with these, never with sleeps. A sleep appears only
  * where a test checks that something does *not* happen for a while; such a
@@ -390,5 +391,81 @@ static inline int probe_runs(struct probe *p)
 		for (int hws_i_ = 0; hws_i_ < (n); hws_i_++)                  \
 			TSEM_WAIT(&(p)->ran);                                 \
 	} while (0)
+
+/*
+ * The set-up most single-item tests share: a queue with one probe on it,
+ * optionally a gate the probe's handler waits on and a blocker holding the
+ * queue's worker from the start. wq_fixture_stop() frees whatever was set
+ * up, so a test states only what it checks.
+ */
+enum {
+	WQF_SINGLE = 1 << 0,     /* create_singlethread_workqueue() */
+	WQF_FREEZEABLE = 1 << 1, /* create_freezeable_workqueue() */
+	WQF_GATE = 1 << 2,       /* each run of the probe waits on f->gate */
+	WQF_BLOCK = 1 << 3,      /* f->b holds a worker until blocker_stop() */
+};
+
+struct wq_fixture {
+	struct workqueue_struct *wq;
+	struct probe p;
+	struct tsem gate;
+	struct blocker b;
+	unsigned int flags;
+};
+
+static inline void wq_fixture_start(struct wq_fixture *f, const char *name, unsigned int flags)
+{
+	f->flags = flags;
+	if (flags & WQF_SINGLE)
+		f->wq = create_singlethread_workqueue(name);
+	else if (flags & WQF_FREEZEABLE)
+		f->wq = create_freezeable_workqueue(name);
+	else
+		f->wq = create_workqueue(name);
+	ASSERT_NOT_NULL(f->wq);
+	probe_init(&f->p, f->wq);
+	if (flags & WQF_GATE) {
+		tsem_init(&f->gate);
+		f->p.gate = &f->gate;
+	}
+	if (flags & WQF_BLOCK)
+		blocker_start(&f->b, f->wq, -1);
+}
+
+/* The blocker, if any, must have been stopped. */
+static inline void wq_fixture_stop(struct wq_fixture *f)
+{
+	destroy_workqueue(f->wq);
+	if (f->flags & WQF_BLOCK)
+		blocker_destroy(&f->b);
+	probe_destroy(&f->p);
+	if (f->flags & WQF_GATE)
+		tsem_destroy(&f->gate);
+}
+
+/*
+ * Lets the blocked worker go, waits for everything queued, and checks that
+ * the probe has run runs times in all.
+ */
+static inline void wq_fixture_unblock(struct wq_fixture *f, int runs)
+{
+	blocker_stop(&f->b);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), runs);
+}
+
+/* Queues the probe's plain item and waits until its handler has started. */
+static inline void wq_fixture_enter(struct wq_fixture *f)
+{
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	TSEM_WAIT(&f->p.entered);
+}
+
+/* The same for its delayed item, due after delay jiffies. */
+static inline void wq_fixture_enter_delayed(struct wq_fixture *f, unsigned long delay)
+{
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, delay), 1);
+	TSEM_WAIT(&f->p.entered);
+}
 
 #endif

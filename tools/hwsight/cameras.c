@@ -14,6 +14,7 @@
 #include <hwsight/camera.h>
 
 #include "commands.h"
+#include "options.h"
 #include "output.h"
 
 #define WRAP_COLUMN 100
@@ -62,12 +63,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'j':
 			o->json = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			fprintf(stderr, "Try 'hwsight cameras --help'.\n");
-			return 2;
+		default: /* -h too */
+			return tool_help_or_try_help(c, "cameras", usage);
 		}
 	}
 	if (optind < argc)

@@ -20,6 +20,8 @@
 #include <hwsight/image.h>
 
 #include "commands.h"
+#include "interrupt.h"
+#include "options.h"
 #include "output.h"
 
 struct options {
@@ -35,14 +37,6 @@ struct options {
 	int timeout_ms;
 	bool convert;
 };
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -64,19 +58,6 @@ static void usage(FILE *f)
 	      "      --timeout MS      give up when no frame comes for MS ms (default 2000)\n"
 	      "  -h, --help            this help\n",
 	      f);
-}
-
-static int parse_long(const char *s, long lo, long hi, long *ret)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*ret = v;
-	return 0;
 }
 
 /* "YUYV", "Y16", or "XR15-BE" for the big-endian variant, as v4l2-ctl
@@ -199,13 +180,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->fps_text = optarg;
 			break;
 		case 'n':
-			if (parse_long(optarg, 1, LONG_MAX, &o->count) < 0) {
+			if (tool_parse_long(optarg, 1, LONG_MAX, &o->count) < 0) {
 				fprintf(stderr, "hwsight capture: -n takes a positive count, not '%s'\n", optarg);
 				return -1;
 			}
 			break;
 		case OPT_SKIP:
-			if (parse_long(optarg, 0, 1000000, &o->skip) < 0) {
+			if (tool_parse_long(optarg, 0, 1000000, &o->skip) < 0) {
 				fprintf(stderr, "hwsight capture: --skip takes a count of frames, not '%s'\n", optarg);
 				return -1;
 			}
@@ -213,7 +194,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'o': o->output = optarg; break;
 		case OPT_STATS: o->stats = optarg; break;
 		case 'q':
-			if (parse_long(optarg, 1, 100, &v) < 0) {
+			if (tool_parse_long(optarg, 1, 100, &v) < 0) {
 				fprintf(stderr, "hwsight capture: -q takes a JPEG quality from 1 to 100, not '%s'\n", optarg);
 				return -1;
 			}
@@ -221,18 +202,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_CONVERT: o->convert = true; break;
 		case OPT_TIMEOUT:
-			if (parse_long(optarg, 1, 3600000, &v) < 0) {
+			if (tool_parse_long(optarg, 1, 3600000, &v) < 0) {
 				fprintf(stderr, "hwsight capture: --timeout takes milliseconds, not '%s'\n", optarg);
 				return -1;
 			}
 			o->timeout_ms = (int)v;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
+		default: /* -h too */
+			return tool_help_or_usage_error(c, usage);
 		}
 	}
 	if (optind < argc) {
@@ -479,23 +456,19 @@ int hws_cmd_capture(int argc, char **argv)
 		goto out_close;
 	}
 
-	{
-		struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: poll() returns EINTR */
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		signal(SIGPIPE, SIG_IGN);
-	}
+	tool_catch_interrupts(); /* poll() returns EINTR */
+	signal(SIGPIPE, SIG_IGN);
 	r = hws_camera_start(cam);
 	if (r < 0) {
 		fprintf(stderr, "hwsight capture: %s: cannot start streaming: %s\n", o.device, open_error(r));
 		goto out_close;
 	}
 	status = isatty(STDERR_FILENO) && !to_stdout;
-	while (!interrupted && (o.count < 0 || written < o.count)) {
+	while (!tool_interrupted() && (o.count < 0 || written < o.count)) {
 		struct hws_frame frame;
 
 		r = hws_camera_next(cam, o.timeout_ms, &frame);
-		if (r == -EINTR || interrupted) {
+		if (r == -EINTR || tool_interrupted()) {
 			result = "interrupted";
 			r = 0;
 			break;

@@ -14,6 +14,7 @@
 #include <hwsight/detect.h>
 
 #include "commands.h"
+#include "options.h"
 #include "output.h"
 
 struct options {
@@ -75,14 +76,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){ .bus = -1 };
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "b:jh", longopts, NULL)) != -1) {
-		char *end;
 		long v;
 
 		switch (c) {
 		case 'b':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || errno || v < 0 || v > INT_MAX) {
+			if (tool_parse_long(optarg, 0, INT_MAX, &v) < 0) {
 				fprintf(stderr, "hwsight detect: -b takes a bus number (N of /dev/i2c-N), not '%s'\n",
 					optarg);
 				return 2;
@@ -92,12 +90,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'j':
 			o->json = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			fprintf(stderr, "Try 'hwsight detect --help'.\n");
-			return 2;
+		default: /* -h too */
+			return tool_help_or_try_help(c, "detect", usage);
 		}
 	}
 	if (optind < argc) {

@@ -7,7 +7,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,8 @@
 #include <hwsight/motion.h>
 
 #include "commands.h"
+#include "interrupt.h"
+#include "options.h"
 
 #define PREFIX "hwsight motion: "
 
@@ -51,19 +52,6 @@ static void usage(FILE *f)
 	      "2 for bad options.\n", f);
 }
 
-static bool parse_number(const char *s, long min, long max, long *ret)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max)
-		return false;
-	*ret = v;
-	return true;
-}
-
 static int parse_args(int argc, char **argv, struct motion_args *a)
 {
 	enum { OPT_FIXED = 256, OPT_POLL, OPT_CALIBRATE, OPT_SYSFS };
@@ -92,13 +80,13 @@ static int parse_args(int argc, char **argv, struct motion_args *a)
 			a->once = true;
 			break;
 		case 'n':
-			if (!parse_number(optarg, 1, LONG_MAX, &a->count)) {
+			if (tool_parse_long(optarg, 1, LONG_MAX, &a->count) < 0) {
 				fprintf(stderr, PREFIX "invalid count '%s' (expected a whole number from 1)\n", optarg);
 				return 2;
 			}
 			break;
 		case 'i':
-			if (!parse_number(optarg, 1, 10000, &v)) {
+			if (tool_parse_long(optarg, 1, 10000, &v) < 0) {
 				fprintf(stderr, PREFIX "invalid interval '%s' (expected 1 to 10000 ms)\n", optarg);
 				return 2;
 			}
@@ -108,7 +96,7 @@ static int parse_args(int argc, char **argv, struct motion_args *a)
 			a->json = true;
 			break;
 		case 's':
-			if (!parse_number(optarg, 1, 1000, &v)) {
+			if (tool_parse_long(optarg, 1, 1000, &v) < 0) {
 				fprintf(stderr, PREFIX "invalid sensitivity '%s' (expected 1 to 1000)\n", optarg);
 				return 2;
 			}
@@ -227,18 +215,8 @@ static void print_events(const struct motion_args *a, unsigned events, double t)
 	}
 }
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 static int run(const struct motion_args *a, struct hws_motion *m, const struct hws_motion_info *info)
 {
-	/* No SA_RESTART: the wait returns -EINTR and the loop ends cleanly. */
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct hws_motion_detector *d = NULL;
 	int orientation = HWS_MOTION_UNDEFINED, r;
 	uint64_t t0 = 0;
@@ -248,9 +226,8 @@ static int run(const struct motion_args *a, struct hws_motion *m, const struct h
 		fprintf(stderr, PREFIX "cannot set up the detector: %s\n", strerror(-r));
 		return 1;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	for (long n = 0; !interrupted && (a->once ? n < 1 : !a->count || n < a->count); n++) {
+	tool_catch_interrupts(); /* the wait returns -EINTR, the loop ends cleanly */
+	for (long n = 0; !tool_interrupted() && (a->once ? n < 1 : !a->count || n < a->count); n++) {
 		struct hws_motion_sample s;
 		double t;
 

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,8 @@
 #include <hwsight/sensors.h>
 
 #include "commands.h"
+#include "interrupt.h"
+#include "options.h"
 #include "output.h"
 
 enum output { OUT_HUMAN, OUT_RAW, OUT_JSON };
@@ -32,14 +33,6 @@ struct options {
 	char **patterns;
 	int n_patterns;
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -109,12 +102,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			o->reader_set = true;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
+		default: /* -h too */
+			return tool_help_or_usage_error(c, usage);
 		}
 	}
 	/* One reading goes through libsensors, as sensors(1) does; repeated
@@ -480,11 +469,8 @@ int hws_cmd_sensors(int argc, char **argv)
 	if (o.set)
 		status = apply_sets(s, &o);
 
-	if (o.watch > 0) {
-		struct sigaction sa = { .sa_handler = on_signal };
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-	}
+	if (o.watch > 0)
+		tool_catch_interrupts();
 	do {
 		if (o.watch > 0 && hws_sensors_rescan(s) < 0)
 			fprintf(stderr, "hwsight sensors: cannot look for new chips\n");
@@ -507,9 +493,9 @@ int hws_cmd_sensors(int argc, char **argv)
 			fprintf(stderr, "hwsight sensors: no value could be read\n");
 			status = 1;
 		}
-		if (o.watch > 0 && !stop)
+		if (o.watch > 0 && !tool_interrupted())
 			sleep_seconds(o.watch);
-	} while (o.watch > 0 && !stop);
+	} while (o.watch > 0 && !tool_interrupted());
 	hws_sensors_free(s);
 	return status;
 }

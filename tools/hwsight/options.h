@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef HWSIGHT_TOOL_OPTIONS_H
+#define HWSIGHT_TOOL_OPTIONS_H
+
+#include <stdio.h>
+
+/* Option parsing helpers the subcommands share. */
+
+/*
+ * A whole decimal number from min to max, nothing before or after it.
+ * Returns 0, or -EINVAL with *ret untouched.
+ */
+int tool_parse_long(const char *s, long min, long max, long *ret);
+
+/*
+ * The end of a getopt loop that answers -h with the help on stdout and exit
+ * status 0, and an option it does not know with the help on stderr. Returns
+ * -EINVAL (a usage error) when it does not exit.
+ */
+int tool_help_or_usage_error(int c, void (*usage)(FILE *f));
+
+/*
+ * The same for the subcommands that answer an unknown option with a
+ * pointer to their help: returns -1 after -h (the command then exits 0),
+ * else says "Try 'hwsight CMD --help'." and returns 2 (a usage error).
+ */
+int tool_help_or_try_help(int c, const char *cmd, void (*usage)(FILE *f));
+
+#endif
