@@ -25,6 +25,7 @@ static size_t set_frozen(bool frozen, struct workqueue_struct ***ret_wqs)
 	struct hws__list_head *p;
 	size_t n = 0, cap = 0;
 
+	hws__mutex_assert_held(&hws__freezer_lock);
 	pthread_mutex_lock(&hws__workqueues_lock);
 	hws__workqueues_frozen = frozen;
 	for (p = hws__workqueues.next; p != &hws__workqueues; p = p->next) {
@@ -32,12 +33,12 @@ static size_t set_frozen(bool frozen, struct workqueue_struct ***ret_wqs)
 
 		if (!wq->freezeable)
 			continue;
-		pthread_mutex_lock(&wq->lock);
+		hws__mutex_lock(&wq->lock);
 		wq->frozen = frozen;
 		if (!frozen)
 			for (int i = 0; i < wq->nr_workers; i++)
 				pthread_cond_signal(&wq->cwqs[i].more_work);
-		pthread_mutex_unlock(&wq->lock);
+		hws__mutex_unlock(&wq->lock);
 		if (ret_wqs)
 			cap++;
 	}
@@ -61,14 +62,14 @@ static bool wait_quiet(struct workqueue_struct *wq, const struct timespec *deadl
 {
 	bool quiet = true;
 
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	for (int i = 0; i < wq->nr_workers && quiet; i++)
 		while (wq->cwqs[i].running > 0)
-			if (pthread_cond_timedwait(&wq->cwqs[i].work_done, &wq->lock, deadline) == ETIMEDOUT) {
+			if (hws__mutex_cond_timedwait(&wq->cwqs[i].work_done, &wq->lock, deadline) == ETIMEDOUT) {
 				quiet = wq->cwqs[i].running == 0;
 				break;
 			}
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 	return quiet;
 }
 
@@ -84,7 +85,7 @@ int freeze_workqueues(void)
 		return -EDEADLK;
 	deadline = hws__cond_deadline_ms(FREEZE_TIMEOUT_SEC * 1000);
 
-	pthread_mutex_lock(&hws__freezer_lock);
+	hws__mutex_lock(&hws__freezer_lock);
 	if (hws__workqueues_frozen)
 		goto out;
 	n = set_frozen(true, &wqs);
@@ -100,14 +101,14 @@ int freeze_workqueues(void)
 		set_frozen(false, NULL);
 	free(wqs);
 out:
-	pthread_mutex_unlock(&hws__freezer_lock);
+	hws__mutex_unlock(&hws__freezer_lock);
 	return r;
 }
 
 void thaw_workqueues(void)
 {
-	pthread_mutex_lock(&hws__freezer_lock);
+	hws__mutex_lock(&hws__freezer_lock);
 	if (hws__workqueues_frozen)
 		set_frozen(false, NULL);
-	pthread_mutex_unlock(&hws__freezer_lock);
+	hws__mutex_unlock(&hws__freezer_lock);
 }

@@ -6,6 +6,7 @@
 
 #include <hwsight/workqueue.h>
 
+#include "lock-util.h"
 #include "timer.h"
 
 /* Bits of work_struct.data besides PENDING and NOAUTOREL. */
@@ -36,7 +37,7 @@ struct hws__cwq {
 } __attribute__((aligned(64)));
 
 struct workqueue_struct {
-	pthread_mutex_t lock;
+	struct hws__mutex lock;            /* asserted held where a comment says so */
 	struct hws__cwq *cwqs;
 	int nr_workers;
 	bool freezeable;
@@ -60,7 +61,7 @@ struct workqueue_struct {
  * holds hws__freezer_lock while it waits, which keeps queues from being
  * freed under it; the list lock itself is only ever held briefly.
  */
-extern pthread_mutex_t hws__freezer_lock;
+extern struct hws__mutex hws__freezer_lock;
 extern pthread_mutex_t hws__workqueues_lock;
 extern struct hws__list_head hws__workqueues;      /* L: hws__workqueues_lock */
 extern bool hws__workqueues_frozen;               /* L: hws__workqueues_lock */

@@ -30,7 +30,7 @@
 #include "cond-util.h"
 #include "time-util.h"
 
-pthread_mutex_t hws__freezer_lock = PTHREAD_MUTEX_INITIALIZER;
+struct hws__mutex hws__freezer_lock = HWS__MUTEX_INITIALIZER;
 pthread_mutex_t hws__workqueues_lock = PTHREAD_MUTEX_INITIALIZER;
 struct hws__list_head hws__workqueues = { &hws__workqueues, &hws__workqueues };
 bool hws__workqueues_frozen;
@@ -108,6 +108,7 @@ static bool claim(struct work_struct *work, struct hws__cwq *cwq)
 /* Called with wq->lock held. */
 static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct hws__list_head *at)
 {
+	hws__mutex_assert_held(&cwq->wq->lock);
 	hws__list_add_tail(&work->entry, at);
 	if (cwq->idle)
 		pthread_cond_signal(&cwq->more_work);
@@ -145,6 +146,7 @@ static int set_alarm(struct workqueue_struct *wq, unsigned long expires)
 	unsigned long long ns = hws_jiffies_to_monotonic_ns(expires);
 	struct itimerspec its = { .it_value = hws__timespec_from_ns(ns) };
 
+	hws__mutex_assert_held(&wq->lock);
 	/* A zero it_value would disarm it; a time in the past fires now. */
 	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
 		its.it_value.tv_nsec = 1;
@@ -166,6 +168,7 @@ static int arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, un
 {
 	int r = 0;
 
+	hws__mutex_assert_held(&wq->lock);
 	dwork->timer.expires = jiffies + delay;
 	hws__timer_add(&wq->timers, &dwork->timer);
 	if (!wq->timer_has_deadline || time_before(dwork->timer.expires, wq->timer_deadline))
@@ -182,6 +185,7 @@ static int arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, un
  */
 static int place_work(struct hws__cwq *cwq, struct work_struct *work, unsigned long delay)
 {
+	hws__mutex_assert_held(&cwq->wq->lock);
 	if (delay == 0) {
 		insert_work(cwq, work, &cwq->worklist);
 		return 0;
@@ -198,7 +202,7 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 	if (!wq || (hws__work_data(work) & HWS_WORK_PENDING_BIT))
 		return 0;
 	cwq = pick_cwq(wq, cpu);
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	/* A queue being destroyed takes nothing new. */
 	if (!wq->stopping && claim(work, cwq)) {
 		ret = place_work(cwq, work, delay);
@@ -208,7 +212,7 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 		else
 			ret = 1;
 	}
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 	return ret;
 }
 
@@ -224,12 +228,6 @@ int hws__queue_delayed_work_on(int cpu, struct workqueue_struct *wq,
 }
 
 /*
- * Run the first item of @cwq's list in the calling thread. Called with
- * wq->lock held; drops it around the handler. The pending bit is cleared
- * before the handler runs so that it may re-queue or free its item; after
- * the handler returns the item is never touched again.
- */
-/*
  * Take @work off its list to run it: it no longer names a worker, and
  * unless it is _NAR it is no longer pending. Called with wq->lock held.
  * Return: its handler.
@@ -238,6 +236,8 @@ static work_func_t dequeue_to_run(struct work_struct *work)
 {
 	unsigned long clear = ~HWS_WORK_FLAG_MASK;
 
+	/* On a list, it names its worker. */
+	hws__mutex_assert_held(&data_cwq(hws__work_data(work))->wq->lock);
 	hws__list_del_init(&work->entry);
 	if (!(hws__work_data(work) & HWS_WORK_NOAUTOREL_BIT))
 		clear |= HWS_WORK_PENDING_BIT;
@@ -248,24 +248,33 @@ static work_func_t dequeue_to_run(struct work_struct *work)
 /* A run on @cwq has ended: wake flushers and cancellers. wq->lock held. */
 static void run_done(struct hws__cwq *cwq)
 {
+	hws__mutex_assert_held(&cwq->wq->lock);
 	cwq->completed++;
 	pthread_cond_broadcast(&cwq->work_done);
 }
 
+/*
+ * Run the first item of @cwq's list in the calling thread. Called with
+ * wq->lock held; drops it around the handler. The pending bit is cleared
+ * before the handler runs so that it may re-queue or free its item; after
+ * the handler returns the item is never touched again.
+ */
 static void run_one(struct hws__cwq *cwq)
 {
 	struct workqueue_struct *wq = cwq->wq;
 	struct work_struct *work = container_of(cwq->worklist.next, struct work_struct, entry);
 	struct work_struct *outer = cwq->current_work;
-	work_func_t func = dequeue_to_run(work);
+	work_func_t func;
 
+	hws__mutex_assert_held(&wq->lock);
+	func = dequeue_to_run(work);
 	cwq->current_work = work;
 	cwq->running++;
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 
 	func(work);
 
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	cwq->running--;
 	cwq->current_work = outer;
 	run_done(cwq);
@@ -277,7 +286,7 @@ static void *worker_main(void *arg)
 	struct workqueue_struct *wq = cwq->wq;
 
 	this_cwq = cwq;
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	for (;;) {
 		if (wq->stopping)
 			break;
@@ -286,10 +295,10 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		cwq->idle = true;
-		pthread_cond_wait(&cwq->more_work, &wq->lock);
+		hws__mutex_cond_wait(&cwq->more_work, &wq->lock);
 		cwq->idle = false;
 	}
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 	return NULL;
 }
 
@@ -302,6 +311,7 @@ static void run_timers(struct workqueue_struct *wq)
 {
 	struct hws__list_head expired;
 
+	hws__mutex_assert_held(&wq->lock);
 	hws__list_init(&expired);
 	hws__timer_collect(&wq->timers, jiffies, &expired);
 	while (!hws__list_empty(&expired)) {
@@ -337,7 +347,7 @@ static void *timer_main(void *arg)
 	struct workqueue_struct *wq = arg;
 	static const struct itimerspec disarm;
 
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	while (!wq->stopping) {
 		struct pollfd pfd = { .fd = wq->timer_fd, .events = POLLIN };
 		unsigned long next;
@@ -354,7 +364,7 @@ static void *timer_main(void *arg)
 			timerfd_settime(wq->timer_fd, 0, &disarm, NULL);
 			wq->timer_has_deadline = false;
 		}
-		pthread_mutex_unlock(&wq->lock);
+		hws__mutex_unlock(&wq->lock);
 		for (int i = 0; i < wq->nr_workers; i++)
 			if (wq->cwqs[i].timer_kick) {
 				wq->cwqs[i].timer_kick = false;
@@ -363,9 +373,9 @@ static void *timer_main(void *arg)
 		/* EINTR, or EAGAIN after a re-arm in between: look again. */
 		if (timeout < 0 || poll(&pfd, 1, timeout) > 0)
 			(void)!read(wq->timer_fd, &expirations, sizeof(expirations));
-		pthread_mutex_lock(&wq->lock);
+		hws__mutex_lock(&wq->lock);
 	}
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 	return NULL;
 }
 
@@ -385,12 +395,12 @@ static int start_thread(pthread_t *thread, void *(*fn)(void *), void *arg, const
 
 static void stop_threads(struct workqueue_struct *wq, int nr_workers, bool timer_started)
 {
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	wq->stopping = true;
 	for (int i = 0; i < nr_workers; i++)
 		pthread_cond_signal(&wq->cwqs[i].more_work);
 	set_alarm(wq, jiffies);
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 	for (int i = 0; i < nr_workers; i++)
 		pthread_join(wq->cwqs[i].thread, NULL);
 	if (timer_started)
@@ -404,7 +414,7 @@ static void free_workqueue(struct workqueue_struct *wq)
 		pthread_cond_destroy(&wq->cwqs[i].work_done);
 	}
 	close(wq->timer_fd);
-	pthread_mutex_destroy(&wq->lock);
+	hws__mutex_destroy(&wq->lock);
 	free(wq->cwqs);
 	free(wq);
 }
@@ -433,7 +443,7 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	hws__timer_base_init(&wq->timers, jiffies);
 	wq->cwqs = aligned_alloc(_Alignof(struct hws__cwq), sizeof(*wq->cwqs) * (size_t)wq->nr_workers);
 	wq->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (!wq->cwqs || wq->timer_fd < 0 || pthread_mutex_init(&wq->lock, NULL)) {
+	if (!wq->cwqs || wq->timer_fd < 0 || hws__mutex_init(&wq->lock) < 0) {
 		if (wq->timer_fd >= 0)
 			close(wq->timer_fd);
 		free(wq->cwqs);
@@ -516,6 +526,7 @@ static void barrier_func(struct work_struct *work)
 /* Called with wq->lock held. */
 static void insert_barrier(struct hws__cwq *cwq, struct wq_barrier *b, struct hws__list_head *at)
 {
+	hws__mutex_assert_held(&cwq->wq->lock);
 	hws__init_work(&b->work, barrier_func, true);
 	atomic_init(&b->done, false);
 	atomic_store(&b->work.data, HWS_WORK_PENDING_BIT | (unsigned long)cwq);
@@ -525,8 +536,9 @@ static void insert_barrier(struct hws__cwq *cwq, struct wq_barrier *b, struct hw
 /* Called with wq->lock held. */
 static void wait_barrier(struct hws__cwq *cwq, struct wq_barrier *b)
 {
+	hws__mutex_assert_held(&cwq->wq->lock);
 	while (!atomic_load_explicit(&b->done, memory_order_acquire))
-		pthread_cond_wait(&cwq->work_done, &cwq->wq->lock);
+		hws__mutex_cond_wait(&cwq->work_done, &cwq->wq->lock);
 }
 
 void flush_workqueue(struct workqueue_struct *wq)
@@ -537,7 +549,7 @@ void flush_workqueue(struct workqueue_struct *wq)
 	if (!wq)
 		return;
 	barriers = calloc((size_t)wq->nr_workers, sizeof(*barriers));
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	for (int i = 0; i < wq->nr_workers; i++) {
 		struct hws__cwq *cwq = &wq->cwqs[i];
 
@@ -559,13 +571,13 @@ void flush_workqueue(struct workqueue_struct *wq)
 				target++;
 			target += cwq->running ? 1 : 0;
 			while ((long)(cwq->completed - target) < 0)
-				pthread_cond_wait(&cwq->work_done, &wq->lock);
+				hws__mutex_cond_wait(&cwq->work_done, &wq->lock);
 		}
 	}
 	for (int i = 0; barriers && i < wq->nr_workers; i++)
 		if (&wq->cwqs[i] != self)
 			wait_barrier(&wq->cwqs[i], &barriers[i]);
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 	free(barriers);
 }
 
@@ -613,12 +625,12 @@ static bool wait_on_work(struct work_struct *work, bool all)
 		for (p = hws__workqueues.next; p != &hws__workqueues && !found; p = p->next) {
 			struct workqueue_struct *wq = container_of(p, struct workqueue_struct, node);
 
-			pthread_mutex_lock(&wq->lock);
+			hws__mutex_lock(&wq->lock);
 			for (int i = 0; i < wq->nr_workers && !found; i++)
 				if (runs_on(&wq->cwqs[i], work))
 					found = &wq->cwqs[i];
 			if (!found)
-				pthread_mutex_unlock(&wq->lock);
+				hws__mutex_unlock(&wq->lock);
 		}
 		pthread_mutex_unlock(&hws__workqueues_lock);
 		if (!found)
@@ -626,8 +638,8 @@ static bool wait_on_work(struct work_struct *work, bool all)
 		/* Wait for this run to end, even if the worker starts another. */
 		unsigned long seen = found->completed;
 		while (runs_on(found, work) && found->completed == seen)
-			pthread_cond_wait(&found->work_done, &found->wq->lock);
-		pthread_mutex_unlock(&found->wq->lock);
+			hws__mutex_cond_wait(&found->work_done, &found->wq->lock);
+		hws__mutex_unlock(&found->wq->lock);
 		waited = true;
 		if (!all)
 			return waited;
@@ -654,7 +666,7 @@ static int grab_pending(struct work_struct *work)
 			struct workqueue_struct *wq = cwq->wq;
 			bool grabbed = false;
 
-			pthread_mutex_lock(&wq->lock);
+			hws__mutex_lock(&wq->lock);
 			data = hws__work_data(work);
 			if (data_cwq(data) == cwq && !(data & HWS_WORK_GRABBED_BIT)) {
 				/* Queued and on no list: it is a delayed item's timer,
@@ -667,7 +679,7 @@ static int grab_pending(struct work_struct *work)
 				atomic_store(&work->data, (data & HWS_WORK_FLAG_MASK) | HWS_WORK_GRABBED_BIT);
 				grabbed = true;
 			}
-			pthread_mutex_unlock(&wq->lock);
+			hws__mutex_unlock(&wq->lock);
 			if (grabbed)
 				return 1;
 			continue;
@@ -740,13 +752,13 @@ int hws__cancel_delayed_work(struct delayed_work *dwork)
 
 	if (!cwq)
 		return 0;
-	pthread_mutex_lock(&cwq->wq->lock);
+	hws__mutex_lock(&cwq->wq->lock);
 	if (data_cwq(hws__work_data(&dwork->work)) == cwq &&
 	    hws__timer_del(&cwq->wq->timers, &dwork->timer)) {
 		atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
 		ret = 1;
 	}
-	pthread_mutex_unlock(&cwq->wq->lock);
+	hws__mutex_unlock(&cwq->wq->lock);
 	return ret;
 }
 
@@ -764,7 +776,7 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 	if (ret == -EBUSY)
 		return true;
 	cwq = pick_cwq(wq, cpu);
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	if (!wq->stopping) {
 		set_wq_data(&dwork->work, cwq);
 		queued = place_work(cwq, &dwork->work, delay) == 0;
@@ -772,7 +784,7 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 		if (!queued)
 			atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK);
 	}
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 	ungrab(&dwork->work, queued ? 0 : HWS_WORK_PENDING_BIT);
 	return ret == 1;
 }
@@ -785,7 +797,7 @@ bool hws__flush_work(struct work_struct *work)
 		struct workqueue_struct *wq = cwq->wq;
 		struct wq_barrier b;
 
-		pthread_mutex_lock(&wq->lock);
+		hws__mutex_lock(&wq->lock);
 		if (data_cwq(hws__work_data(work)) == cwq && !hws__list_empty(&work->entry)) {
 			if (cwq == this_cwq) {
 				/* Our own list: run up to and including it. */
@@ -795,10 +807,10 @@ bool hws__flush_work(struct work_struct *work)
 				insert_barrier(cwq, &b, work->entry.next);
 				wait_barrier(cwq, &b);
 			}
-			pthread_mutex_unlock(&wq->lock);
+			hws__mutex_unlock(&wq->lock);
 			return true;
 		}
-		pthread_mutex_unlock(&wq->lock);
+		hws__mutex_unlock(&wq->lock);
 	}
 	return wait_on_work(work, false);
 }
@@ -808,11 +820,11 @@ bool hws__flush_delayed_work(struct delayed_work *dwork)
 	struct hws__cwq *cwq = data_cwq(hws__work_data(&dwork->work));
 
 	if (cwq) {
-		pthread_mutex_lock(&cwq->wq->lock);
+		hws__mutex_lock(&cwq->wq->lock);
 		if (data_cwq(hws__work_data(&dwork->work)) == cwq &&
 		    hws__timer_del(&cwq->wq->timers, &dwork->timer))
 			insert_work(cwq, &dwork->work, &cwq->worklist);
-		pthread_mutex_unlock(&cwq->wq->lock);
+		hws__mutex_unlock(&cwq->wq->lock);
 	}
 	return hws__flush_work(&dwork->work);
 }
@@ -826,24 +838,24 @@ int hws__run_scheduled_work(struct work_struct *work)
 	if (!cwq)
 		return 0;
 	wq = cwq->wq;
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	/* One caller-run item per worker at a time, so that waiters see it. */
 	while (cwq->sync_work && data_cwq(hws__work_data(work)) == cwq)
-		pthread_cond_wait(&cwq->work_done, &wq->lock);
+		hws__mutex_cond_wait(&cwq->work_done, &wq->lock);
 	if (data_cwq(hws__work_data(work)) != cwq || hws__list_empty(&work->entry)) {
-		pthread_mutex_unlock(&wq->lock);
+		hws__mutex_unlock(&wq->lock);
 		return 0;
 	}
 	func = dequeue_to_run(work);
 	cwq->sync_work = work;
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 
 	func(work);
 
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	cwq->sync_work = NULL;
 	run_done(cwq);
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 	return 1;
 }
 
@@ -897,21 +909,21 @@ void destroy_workqueue(struct workqueue_struct *wq)
 	assert(!this_cwq || this_cwq->wq != wq);
 	for (int round = 0; round < DRAIN_ROUNDS && !empty; round++) {
 		flush_workqueue(wq);
-		pthread_mutex_lock(&wq->lock);
+		hws__mutex_lock(&wq->lock);
 		empty = all_lists_empty(wq);
-		pthread_mutex_unlock(&wq->lock);
+		hws__mutex_unlock(&wq->lock);
 	}
 	stop_threads(wq, wq->nr_workers, true);
 	/* Workers are gone: what a handler queued meanwhile never runs. */
-	pthread_mutex_lock(&wq->lock);
+	hws__mutex_lock(&wq->lock);
 	drop_timers(wq);
 	drop_queued(wq);
-	pthread_mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&wq->lock);
 
-	pthread_mutex_lock(&hws__freezer_lock);
+	hws__mutex_lock(&hws__freezer_lock);
 	pthread_mutex_lock(&hws__workqueues_lock);
 	hws__list_unlink(&wq->node);
 	pthread_mutex_unlock(&hws__workqueues_lock);
-	pthread_mutex_unlock(&hws__freezer_lock);
+	hws__mutex_unlock(&hws__freezer_lock);
 	free_workqueue(wq);
 }
