@@ -22,6 +22,7 @@
 #include <hwsight/camera.h>
 
 #include "cameras.h"
+#include "contract.h"
 #include "events.h"
 #include "fs.h"
 #include "hwsightd.h"
@@ -93,6 +94,7 @@ static void prune(struct hwsd_camera *cam)
 	char path[4096];
 	int n;
 
+	hwsd_assert_on_or_main(cam->wq);
 	n = scandir(cam->directory, &list, NULL, by_name);
 	if (n < 0)
 		return;
@@ -147,6 +149,7 @@ static void stream_stop(struct hwsd_camera *cam)
 {
 	struct hws_capture_stats st;
 
+	hwsd_assert_on_or_main(cam->wq);
 	if (!cam->dev)
 		return;
 	hws_camera_stats(cam->dev, &st);
@@ -172,6 +175,7 @@ static int stream_start(struct hwsd_camera *cam)
 	char fcc[5] = "", dev_fcc[5] = "";
 	int r;
 
+	hwsd_assert_on(cam->wq);
 	accept = calloc(n, sizeof(*accept));
 	if (!accept)
 		return -ENOMEM;
@@ -214,6 +218,7 @@ static int next_frame(struct hwsd_camera *cam, struct hws_frame *frame)
  * otherwise fill the journal at every period. */
 static void failed(struct hwsd_camera *cam, int *last, int r, const char *what, const char *where)
 {
+	hwsd_assert_on(cam->wq);
 	if (r != *last)
 		log_warning("camera %s: %s failed: %s: %s", cam->conf->name, what, where,
 			    r == -EBUSY ? "device busy (another program is capturing)" :
@@ -229,6 +234,7 @@ static void snapshot(struct hwsd_camera *cam, const char *reason, const struct h
 	char path[4096], what[32];
 	int r;
 
+	hwsd_assert_on(cam->wq);
 	r = snapshot_path(cam, reason, path, sizeof(path));
 	if (r == 0)
 		r = hws_image_save(cam->enc, path, frame, cam->conf->type, cam->conf->quality);
@@ -253,6 +259,7 @@ static void publish(struct hwsd_camera *cam, const struct hws_frame *frame)
 	const void *jpeg;
 	size_t size;
 
+	hwsd_assert_on(cam->wq);
 	if (hws_image_encode(cam->enc, frame, HWS_IMAGE_JPEG, cam->conf->quality, &jpeg, &size) == 0)
 		hwsd_live_publish(cam->live, jpeg, size);
 	hws_camera_stats(cam->dev, &st);
@@ -277,6 +284,7 @@ static void capture_work(struct work_struct *work)
 	struct hws_frame frame;
 	int r;
 
+	hwsd_assert_on(cam->wq);
 	if (!want && !live) {
 		stream_stop(cam);
 		return;
@@ -326,6 +334,7 @@ static void periodic_work(struct work_struct *work)
 	struct hwsd_camera *cam = container_of(work, struct hwsd_camera, periodic.work);
 	unsigned long delay = msecs_to_jiffies(cam->conf->snapshot_ms);
 
+	hwsd_assert_on(cam->wq);
 	want_frame(cam, HWSD_SNAP_PERIODIC);
 	queue_delayed_work(cam->wq, &cam->periodic, round_jiffies_relative(delay));
 }
@@ -369,6 +378,7 @@ static bool device_exists(const char *device)
 
 void hwsd_cameras_hotplug(struct hwsd *d)
 {
+	hwsd_assert_main();
 	for (size_t i = 0; i < d->n_cameras; i++) {
 		struct hwsd_camera *cam = &d->cameras[i];
 		bool now = device_exists(cam->conf->device);
@@ -457,6 +467,7 @@ int hwsd_cameras_start(struct hwsd *d)
 	struct hwsd_live **lives;
 	int r;
 
+	hwsd_assert_main();
 	d->cameras = calloc(c->n_cameras ? c->n_cameras : 1, sizeof(*d->cameras));
 	lives = calloc(c->n_cameras ? c->n_cameras : 1, sizeof(*lives));
 	if (!d->cameras || !lives) {
@@ -480,6 +491,7 @@ int hwsd_cameras_start(struct hwsd *d)
 
 void hwsd_cameras_stop(struct hwsd *d)
 {
+	hwsd_assert_main();
 	hwsd_live_set_replace(&d->live, NULL, 0);
 	/* First no viewer can wake a camera, then none re-arms itself. */
 	for (size_t i = 0; i < d->n_cameras; i++)

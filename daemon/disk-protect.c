@@ -18,6 +18,7 @@
 
 #include <hwsight/motion.h>
 
+#include "contract.h"
 #include "events.h"
 #include "guard.h"
 #include "log.h"
@@ -32,10 +33,10 @@ struct hwsd_guard {
 	struct hws_motion *motion;
 	struct hws_motion_detector *detector;
 	char *disks;                 /* "sda sdb", for messages and events */
-	bool in_motion;
-	bool parked;
-	uint64_t parked_ms;          /* when the park was last written */
-	int last_error;
+	bool in_motion;              /* Q: @wq's work (the main thread once stopped) */
+	bool parked;                 /* Q */
+	uint64_t parked_ms;          /* Q: when the park was last written */
+	int last_error;              /* Q */
 };
 
 static uint64_t now_ms(void)
@@ -67,6 +68,7 @@ static void park_all(struct hwsd_guard *g, unsigned ms)
 {
 	const struct hwsd_motion_conf *m = g->conf;
 
+	hwsd_assert_on_or_main(g->wq);
 	for (size_t i = 0; i < m->n_disks; i++) {
 		int r = write_unload_heads(m->disks[i], ms);
 
@@ -106,6 +108,7 @@ static void guard_work(struct work_struct *work)
 	struct hws_motion_sample sample;
 	int r, events;
 
+	hwsd_assert_on(g->wq);
 	r = hws_motion_read(g->motion, &sample);
 	if (r < 0) {
 		if (r != g->last_error)
@@ -224,6 +227,7 @@ fail:
 
 void hwsd_guard_start(struct hwsd_guard *g)
 {
+	hwsd_assert_main();
 	log_info("watching the motion sensor every %u ms%s%s", g->conf->interval_ms,
 		 g->conf->n_disks ? " to protect " : " (no disks to protect)", g->disks);
 	queue_delayed_work(g->wq, &g->dwork, 0);
@@ -231,6 +235,7 @@ void hwsd_guard_start(struct hwsd_guard *g)
 
 void hwsd_guard_stop(struct hwsd_guard *g)
 {
+	hwsd_assert_main();
 	cancel_delayed_work_sync(&g->dwork);
 	/* Never leave the heads parked behind us. */
 	if (g->parked)

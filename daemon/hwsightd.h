@@ -19,11 +19,14 @@
  *
  * Field tags say who may touch a field while the jobs run:
  *   P:  only work on the poll queue (hwsd_assert_on(d->poll_wq));
- *   C:  only work on the camera's own queue;
- *   M:  only the main thread;
+ *   C:  only work on the camera's own queue (hwsd_assert_on(cam->wq));
+ *   Q:  only work on the queue of the structure's own @wq (the guard);
+ *   M:  only the main thread (hwsd_assert_main());
  *   no tag: set before the jobs start and read-only while they run, or
  *       an atomic, or guarded by the lock its comment names.
- * A stopped job's fields belong to the main thread, which stopped it.
+ * A stopped job's fields belong to the main thread, which stopped it
+ * (hwsd_assert_on_or_main()). The assertions are in contract.h; a debug
+ * build checks them in the functions that touch tagged fields.
  */
 
 #include <pthread.h>
@@ -59,8 +62,10 @@ struct hwsd {
 	struct work_struct heartbeat_work;
 	atomic_ullong heartbeat_ns;        /* when heartbeat_work last ran */
 
-	struct hwsd_camera *cameras;       /* M */
-	size_t n_cameras;                  /* M */
+	/* Set by the main thread with the jobs stopped; the event
+	 * subscribers read them on the producers' queues. */
+	struct hwsd_camera *cameras;
+	size_t n_cameras;
 	struct hwsd_live_set live;         /* the cameras, as HTTP sees them */
 	struct hwsd_alarms *alarms;        /* P */
 	struct hwsd_guard *guard;          /* M: NULL without disk protection */

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "alarms.h"
+#include "contract.h"
 #include "history.h"
 #include "hwsightd.h"
 #include "log.h"
@@ -29,8 +30,10 @@ static unsigned long next_delay(const struct hwsd_poller *p)
 /* The chip's index now, or -1 if it is gone. */
 static long chip_index(const struct hwsd *d, const char *name)
 {
-	size_t n = hws_sensors_chip_count(d->sensors);
+	size_t n;
 
+	hwsd_assert_on(d->poll_wq);
+	n = hws_sensors_chip_count(d->sensors);
 	for (size_t i = 0; i < n; i++) {
 		const struct hws_chip *chip = hws_sensors_chip(d->sensors, i);
 
@@ -42,6 +45,7 @@ static long chip_index(const struct hwsd *d, const char *name)
 
 static void deactivate(struct hwsd_poller *p, const char *why)
 {
+	hwsd_assert_on(p->d->poll_wq);
 	if (!p->active)
 		return;
 	p->active = false;
@@ -61,6 +65,7 @@ static void feature_alarms(void *userdata, size_t f, char *buf, size_t size)
 {
 	struct publish *pub = userdata;
 
+	hwsd_assert_on(pub->d->poll_wq);
 	hwsd_alarms_active(pub->d->alarms, pub->chip->name, pub->chip->features[f].name, buf, size);
 }
 
@@ -73,6 +78,7 @@ static void poll_work(struct work_struct *work)
 	struct publish pub;
 	int r;
 
+	hwsd_assert_on(d->poll_wq);
 	if (i < 0) {
 		deactivate(p, "gone");
 		return;
@@ -129,8 +135,10 @@ static void check_thresholds(const struct hwsd *d, const struct hws_chip *chip,
  */
 static int pollers_sync(struct hwsd *d)
 {
-	size_t n = hws_sensors_chip_count(d->sensors);
+	size_t n;
 
+	hwsd_assert_on_or_main(d->poll_wq);
+	n = hws_sensors_chip_count(d->sensors);
 	for (size_t i = 0; i < n; i++) {
 		const struct hws_chip *chip = hws_sensors_chip(d->sensors, i);
 		struct hwsd_poller *p;
@@ -171,6 +179,7 @@ static void rescan_work(struct work_struct *work)
 	struct hwsd *d = container_of(work, struct hwsd, rescan_work);
 	int r;
 
+	hwsd_assert_on(d->poll_wq);
 	if (!d->sensors)
 		return;
 	r = hws_sensors_rescan(d->sensors);
@@ -195,6 +204,8 @@ static void heartbeat_work(struct work_struct *work)
 	struct hwsd *d = container_of(work, struct hwsd, heartbeat_work);
 	struct timespec ts;
 
+	/* What it proves is that the poll queue runs. */
+	hwsd_assert_on(d->poll_wq);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	atomic_store(&d->heartbeat_ns, (unsigned long long)ts.tv_sec * 1000000000ULL +
 				       (unsigned long long)ts.tv_nsec);
@@ -208,6 +219,7 @@ void hwsd_pollers_init(struct hwsd *d)
 
 int hwsd_pollers_start(struct hwsd *d)
 {
+	hwsd_assert_main();
 	return d->sensors ? pollers_sync(d) : 0;
 }
 
@@ -215,6 +227,7 @@ void hwsd_pollers_stop(struct hwsd *d)
 {
 	struct hwsd_poller *p, *next;
 
+	hwsd_assert_main();
 	cancel_work_sync(&d->rescan_work);
 	cancel_work_sync(&d->heartbeat_work);
 	for (p = d->pollers; p; p = p->next)
@@ -233,6 +246,7 @@ void hwsd_pollers_stop(struct hwsd *d)
 
 void hwsd_pollers_kick(struct hwsd *d)
 {
+	hwsd_assert_main();
 	pthread_mutex_lock(&d->pollers_lock);
 	for (struct hwsd_poller *p = d->pollers; p; p = p->next)
 		if (delayed_work_pending(&p->dwork))
@@ -242,20 +256,24 @@ void hwsd_pollers_kick(struct hwsd *d)
 
 void hwsd_pollers_rescan(struct hwsd *d)
 {
+	hwsd_assert_main();
 	queue_work(d->poll_wq, &d->rescan_work);
 }
 
 /* Ask the poll queue to prove it is alive; see the watchdog in main.c. */
 void hwsd_pollers_heartbeat(struct hwsd *d)
 {
+	hwsd_assert_main();
 	queue_work(d->poll_wq, &d->heartbeat_work);
 }
 
 int hwsd_pollers_once(struct hwsd *d, FILE *out)
 {
 	size_t n = hws_sensors_chip_count(d->sensors);
-	int r = hws_sensors_read(d->sensors, HWS_READ_SETTINGS);
+	int r;
 
+	hwsd_assert_main();
+	r = hws_sensors_read(d->sensors, HWS_READ_SETTINGS);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
