@@ -13,10 +13,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <hwsight/motion.h>
+
+#include "time-util.h"
 
 #include "contract.h"
 #include "events.h"
@@ -38,14 +39,6 @@ struct hwsd_guard {
 	uint64_t parked_ms;          /* Q: when the park was last written */
 	int last_error;              /* Q */
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static int write_unload_heads(const char *disk, unsigned ms)
 {
@@ -78,7 +71,7 @@ static void park_all(struct hwsd_guard *g, unsigned ms)
 				  r == -EOPNOTSUPP ? "the disk cannot unload its heads" : strerror(-r));
 	}
 	g->parked = ms > 0;
-	g->parked_ms = now_ms();
+	g->parked_ms = hws__now_ms();
 }
 
 /* "motion" or "motion-end", to the event sink: the journal, exec=, the
@@ -135,7 +128,7 @@ static void guard_work(struct work_struct *work)
 		if (g->parked)
 			park_all(g, 0);
 		event(g, "motion-end", "motion over");
-	} else if (g->parked && now_ms() - g->parked_ms >= RENEW_MS)
+	} else if (g->parked && hws__now_ms() - g->parked_ms >= RENEW_MS)
 		park_all(g, m->park_ms);
 rearm:
 	queue_delayed_work(g->wq, &g->dwork, msecs_to_jiffies(m->interval_ms));

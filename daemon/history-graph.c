@@ -68,6 +68,8 @@
 
 #include <rrd.h>
 
+#include "time-util.h"
+
 #include "history-internal.h"
 #include "log.h"
 #include "child.h"
@@ -393,14 +395,6 @@ static int graph_args(const char *chip, const struct range *range, const struct 
 	return a->error;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void nap_ms(unsigned ms)
 {
 	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 }, NULL);
@@ -472,7 +466,7 @@ static int child_read(int out_fd, int err_fd, uint64_t deadline, size_t max, str
 	struct pollfd p[2] = { { .fd = out_fd, .events = POLLIN }, { .fd = err_fd, .events = POLLIN } };
 
 	while (p[0].fd >= 0 || p[1].fd >= 0) {
-		uint64_t now = now_ms();
+		uint64_t now = hws__now_ms();
 		char buf[1024];
 		ssize_t n;
 		int r;
@@ -529,7 +523,7 @@ static int child_wait(pid_t pid, bool kill_it, uint64_t deadline, int *ret_statu
 			return r;
 		if (w < 0 && errno != EINTR)
 			return -errno;
-		if (w == 0 && now_ms() >= deadline) {
+		if (w == 0 && hws__now_ms() >= deadline) {
 			kill(pid, SIGKILL);
 			kill_it = true;
 			r = -ETIMEDOUT;
@@ -621,7 +615,7 @@ out:
 static int draw(const struct hwsd_history *h, const char *chip, const struct range *range,
 		const struct snapshot *s, struct history_png *ret_png)
 {
-	uint64_t deadline = now_ms() + h->draw_timeout_ms;
+	uint64_t deadline = hws__now_ms() + h->draw_timeout_ms;
 	struct history_args a = { 0 };
 	struct stats *st = calloc(s->n, sizeof(*st));
 	struct child_output o = { 0 };
@@ -639,7 +633,7 @@ static int draw(const struct hwsd_history *h, const char *chip, const struct ran
 		o.len = o.err_len = 0;
 		o.err[0] = '\0';
 		r = rrdtool_run(h, a.v, deadline, &o);
-		if (r != -EBUSY || i == LOCK_TRIES || now_ms() + wait >= deadline)
+		if (r != -EBUSY || i == LOCK_TRIES || hws__now_ms() + wait >= deadline)
 			break;
 		log_debug("history: %s: %s; again in %u ms", chip, o.why, wait);
 		nap_ms(wait);

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cond-util.h"
+#include "time-util.h"
+
 #include "live.h"
 
 /* A snapshot request keeps the camera streaming this long, so that a page
@@ -18,30 +21,17 @@
 /* With no frame seen yet, one captured this recently is "the latest". */
 #define FRESH_MS 1000
 
-static int64_t now_ms(clockid_t clock)
+/* CLOCK_MONOTONIC in ms, signed for the differences taken below. */
+static int64_t mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)hws__now_ms();
 }
 
-static void cond_init_monotonic(pthread_cond_t *cond)
-{
-	pthread_condattr_t attr;
-
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(cond, &attr);
-	pthread_condattr_destroy(&attr);
-}
-
-/* CLOCK_MONOTONIC, @ms from now, for pthread_cond_timedwait(). */
+/* For pthread_cond_timedwait() on our monotonic condvars; a timeout below
+ * zero is one that has run out. */
 static struct timespec deadline_in(int ms)
 {
-	int64_t at = now_ms(CLOCK_MONOTONIC) + ms;
-
-	return (struct timespec){ .tv_sec = at / 1000, .tv_nsec = (at % 1000) * 1000000 };
+	return hws__cond_deadline_ms(ms > 0 ? (unsigned)ms : 0);
 }
 
 struct hwsd_jpeg *hwsd_jpeg_unref(struct hwsd_jpeg *j)
@@ -64,7 +54,7 @@ int hwsd_live_new(const char *name, void (*wake)(void *), void *userdata, struct
 	}
 	atomic_init(&l->ref, 1);
 	pthread_mutex_init(&l->lock, NULL);
-	cond_init_monotonic(&l->cond);
+	hws__cond_init_monotonic(&l->cond);
 	l->wake = wake;
 	l->userdata = userdata;
 	l->status.mean_interval_ms = NAN;
@@ -106,7 +96,7 @@ bool hwsd_live_wanted(struct hwsd_live *l)
 	bool wanted;
 
 	pthread_mutex_lock(&l->lock);
-	wanted = !l->closed && (l->status.viewers || now_ms(CLOCK_MONOTONIC) < l->wanted_until);
+	wanted = !l->closed && (l->status.viewers || mono_ms() < l->wanted_until);
 	pthread_mutex_unlock(&l->lock);
 	return wanted;
 }
@@ -118,8 +108,8 @@ int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size)
 	if (!j)
 		return -ENOMEM;
 	atomic_init(&j->ref, 1);
-	j->time_ms = now_ms(CLOCK_REALTIME);
-	j->mono_ms = now_ms(CLOCK_MONOTONIC);
+	j->time_ms = hws__realtime_ms();
+	j->mono_ms = mono_ms();
 	j->size = size;
 	memcpy(j->data, jpeg, size);
 	pthread_mutex_lock(&l->lock);
@@ -165,7 +155,7 @@ void hwsd_live_snapshot_taken(struct hwsd_live *l, const char *path)
 
 	pthread_mutex_lock(&l->lock);
 	l->status.snapshots++;
-	l->status.last_snapshot_ms = now_ms(CLOCK_REALTIME);
+	l->status.last_snapshot_ms = hws__realtime_ms();
 	snprintf(l->status.last_snapshot, sizeof(l->status.last_snapshot), "%s", base ? base + 1 : path);
 	pthread_mutex_unlock(&l->lock);
 }
@@ -186,7 +176,7 @@ void hwsd_live_set_present(struct hwsd_live *l, bool present)
 
 int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, struct hwsd_jpeg **ret)
 {
-	int64_t now = now_ms(CLOCK_MONOTONIC);
+	int64_t now = mono_ms();
 	struct timespec until = deadline_in(timeout_ms);
 	int r = 0;
 
@@ -234,7 +224,7 @@ void hwsd_live_status(struct hwsd_live *l, struct hwsd_camera_status *ret)
 void hwsd_live_set_init(struct hwsd_live_set *s)
 {
 	pthread_mutex_init(&s->lock, NULL);
-	cond_init_monotonic(&s->resumed);
+	hws__cond_init_monotonic(&s->resumed);
 	s->lives = NULL;
 	s->n = 0;
 	s->paused = false;

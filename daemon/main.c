@@ -19,6 +19,8 @@
 #include <systemd/sd-daemon.h>
 #include <hwsight/version.h>
 
+#include "time-util.h"
+
 #include "alarms.h"
 #include "cameras.h"
 #include "guard.h"
@@ -461,14 +463,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The watchdog is fed only while the poll queue answers: a poller stuck
  * in a read (a wedged SMBus) should get the service restarted, which
@@ -485,9 +479,9 @@ static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata)
 		sd_notify(0, "WATCHDOG=1");
 	else
 		log_warning("the poll queue has not answered for %llu ms",
-			    (unsigned long long)(now_ns() - ml->heartbeat_asked_ns) / 1000000);
+			    (unsigned long long)(hws__now_ns() - ml->heartbeat_asked_ns) / 1000000);
 	if (!d->sensors || beat >= ml->heartbeat_asked_ns) {
-		ml->heartbeat_asked_ns = now_ns();
+		ml->heartbeat_asked_ns = hws__now_ns();
 		if (d->sensors)
 			hwsd_pollers_heartbeat(d);
 	}

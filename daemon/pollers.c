@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "time-util.h"
+
 #include "alarms.h"
 #include "contract.h"
 #include "history.h"
@@ -202,13 +204,10 @@ static void rescan_work(struct work_struct *work)
 static void heartbeat_work(struct work_struct *work)
 {
 	struct hwsd *d = container_of(work, struct hwsd, heartbeat_work);
-	struct timespec ts;
 
 	/* What it proves is that the poll queue runs. */
 	hwsd_assert_on(d->poll_wq);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	atomic_store(&d->heartbeat_ns, (unsigned long long)ts.tv_sec * 1000000000ULL +
-				       (unsigned long long)ts.tv_nsec);
+	atomic_store(&d->heartbeat_ns, hws__now_ns());
 }
 
 void hwsd_pollers_init(struct hwsd *d)

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "time-util.h"
+
 #include "readings.h"
 
 void hwsd_readings_init(struct hwsd_readings *r)
@@ -144,10 +146,9 @@ int hwsd_readings_update(struct hwsd_readings *r, const struct hws_chip *chip, u
 	};
 	static const enum hws_sensor_item fault[] = { HWS_ITEM_FAULT };
 	struct hwsd_chip_reading *c = NULL;
-	struct timespec now;
+	int64_t now_ms = hws__realtime_ms();
 	int ret = 0;
 
-	clock_gettime(CLOCK_REALTIME, &now);
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; i < r->n_chips && !c; i++)
 		if (!strcmp(r->chips[i].name, chip->name))
@@ -175,7 +176,7 @@ int hwsd_readings_update(struct hwsd_readings *r, const struct hws_chip *chip, u
 	}
 	c->present = true;
 	c->polls = polls;
-	c->updated_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	c->updated_ms = now_ms;
 	for (size_t i = 0; i < chip->n_features; i++) {
 		const struct hws_feature *f = &chip->features[i];
 		struct hwsd_feature_reading *fr = &c->features[i];

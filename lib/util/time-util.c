@@ -21,6 +21,14 @@ uint64_t hws__now_ms(void)
 	return hws__now_ns() / 1000000;
 }
 
+int64_t hws__realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 struct timespec hws__timespec_from_ns(uint64_t ns)
 {
 	return (struct timespec){

@@ -19,6 +19,8 @@
 #include <hwsight/camera.h>
 #include <hwsight/image.h>
 
+#include "time-util.h"
+
 #include "commands.h"
 #include "interrupt.h"
 #include "options.h"
@@ -344,14 +346,6 @@ static void status_line(const struct hws_camera *cam, long written, bool final)
 		(unsigned long long)st.dropped, (unsigned long long)st.decimated, final ? "\n" : "");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int hws_cmd_capture(int argc, char **argv)
 {
 	struct options o = { .count = 0, .quality = 85, .timeout_ms = 2000 };
@@ -367,7 +361,7 @@ int hws_cmd_capture(int argc, char **argv)
 	bool numbered = false, to_stdout, status, wrote_any = false;
 	long written = 0, seen = 0;
 	int stream_fd = STDOUT_FILENO;
-	double last_status = 0;
+	uint64_t last_status = 0;
 	int r, status_code = 0;
 
 	if (parse_args(argc, argv, &o) < 0)
@@ -514,9 +508,9 @@ int hws_cmd_capture(int argc, char **argv)
 		}
 		written++;
 		wrote_any = true;
-		if (status && now_s() - last_status >= 1) {
+		if (status && hws__now_ms() - last_status >= 1000) {
 			status_line(cam, written, false);
-			last_status = now_s();
+			last_status = hws__now_ms();
 		}
 	}
 	if (status && wrote_any)
