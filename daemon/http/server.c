@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
+#include "memstream-util.h"
+
 #include "../http.h"
 #include "../log.h"
 #include "../view.h"
@@ -107,21 +109,26 @@ static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char 
 	return MHD_NO;
 }
 
+struct page_write {
+	const struct page *page;
+	const struct hwsd_view *view;
+};
+
+static int page_write(FILE *f, void *userdata)
+{
+	const struct page_write *w = userdata;
+
+	return w->page->write(w->view, f);
+}
+
 static enum MHD_Result serve_page(struct hwsd_http_request *req, const struct page *page)
 {
-	char *body = NULL;
-	size_t len = 0;
-	FILE *f;
-	int r;
+	struct page_write w = { page, req->view };
+	char *body;
+	size_t len;
 
-	f = open_memstream(&body, &len);
-	if (!f)
+	if (hws__memstream_write(page_write, &w, &body, &len) < 0)
 		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	r = page->write(req->view, f);
-	if (fclose(f) != 0 || r < 0) {
-		free(body);
-		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	}
 	return hwsd_http_reply(req->c, MHD_HTTP_OK, page->type, body, len);
 }
 

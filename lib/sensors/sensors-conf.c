@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "memstream-util.h"
 #include "sensors/sensors-internal.h"
 
 #define ETC_CONFIG     "/etc/sensors3.conf"
@@ -89,27 +90,18 @@ static int append_default(FILE *out)
 	return r;
 }
 
-int hws__sensors_conf_snapshot(const char *path, char **ret_text, size_t *ret_len)
+/* @path's statements, or the default config's (NULL), into @out. */
+static int write_snapshot(FILE *out, void *path)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-	int r;
+	int r = path ? append_file(out, path) : append_default(out);
 
-	out = open_memstream(&text, &len);
-	if (!out)
-		return -ENOMEM;
-	r = path ? append_file(out, path) : append_default(out);
 	/* fmemopen() wants a buffer of at least one byte. */
 	if (r == 0 && ftell(out) == 0 && fputc('\n', out) == EOF)
 		r = -ENOMEM;
-	if (fclose(out) != 0 && r == 0)
-		r = -ENOMEM;
-	if (r < 0) {
-		free(text);
-		return r;
-	}
-	*ret_text = text;
-	*ret_len = len;
-	return 0;
+	return r;
+}
+
+int hws__sensors_conf_snapshot(const char *path, char **ret_text, size_t *ret_len)
+{
+	return hws__memstream_write(write_snapshot, (void *)path, ret_text, ret_len);
 }
