@@ -27,6 +27,25 @@ static json_object *number(double v)
 	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
+/* A member of an object: a NULL value is JSON's null. */
+struct member {
+	const char *key;
+	json_object *value;
+};
+
+static json_object *object_of(const struct member *members)
+{
+	json_object *o = json_object_new_object();
+
+	for (const struct member *m = members; m->key; m++)
+		json_object_object_add(o, m->key, m->value);
+	return o;
+}
+
+/* OBJECT({ "key", value }, ...): an object of those members, in order, so
+ * that each document below reads as the list of its keys. */
+#define OBJECT(...) object_of((const struct member[]){ __VA_ARGS__, { NULL, NULL } })
+
 static json_object *iso_time(int64_t ms)
 {
 	time_t t = (time_t)(ms / 1000);
@@ -41,19 +60,17 @@ static json_object *iso_time(int64_t ms)
 
 static json_object *feature(const struct hwsd_feature_reading *fr)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", json_object_new_string(fr->name));
-	json_object_object_add(o, "label", json_object_new_string(fr->label));
-	json_object_object_add(o, "kind", json_object_new_string(hws_sensor_kind_name(fr->kind) ?: ""));
-	json_object_object_add(o, "unit", json_object_new_string(hws_sensor_unit(fr->kind)));
-	json_object_object_add(o, "value", number(fr->input));
-	json_object_object_add(o, "min", number(fr->min));
-	json_object_object_add(o, "max", number(fr->max));
-	json_object_object_add(o, "crit", number(fr->crit));
-	json_object_object_add(o, "alarm", json_object_new_boolean(fr->alarm));
-	json_object_object_add(o, "fault", json_object_new_boolean(fr->fault));
-	return o;
+	return OBJECT(
+		{ "name", json_object_new_string(fr->name) },
+		{ "label", json_object_new_string(fr->label) },
+		{ "kind", json_object_new_string(hws_sensor_kind_name(fr->kind) ?: "") },
+		{ "unit", json_object_new_string(hws_sensor_unit(fr->kind)) },
+		{ "value", number(fr->input) },
+		{ "min", number(fr->min) },
+		{ "max", number(fr->max) },
+		{ "crit", number(fr->crit) },
+		{ "alarm", json_object_new_boolean(fr->alarm) },
+		{ "fault", json_object_new_boolean(fr->fault) });
 }
 
 /* "min,max(configured)" as ["min", "max(configured)"] */
@@ -112,6 +129,23 @@ static json_object *sensors_j_chip(const struct hwsd_chip_reading *chip)
 	return o;
 }
 
+/* One chip as hwsight shows it. */
+static json_object *chip_object(const struct hwsd_chip_reading *chip)
+{
+	json_object *features = json_object_new_array();
+
+	for (size_t i = 0; i < chip->n_features; i++)
+		json_object_array_add(features, feature(&chip->features[i]));
+	return OBJECT(
+		{ "name", json_object_new_string(chip->name) },
+		{ "prefix", json_object_new_string(chip->prefix) },
+		{ "adapter", json_object_new_string(chip->adapter) },
+		{ "present", json_object_new_boolean(chip->present) },
+		{ "polls", json_object_new_uint64(chip->polls) },
+		{ "updated", iso_time(chip->updated_ms) },
+		{ "features", features });
+}
+
 int hwsd_http_api_sensors(const struct hwsd_view *view, FILE *f)
 {
 	struct hwsd_readings *r = view->readings;
@@ -121,18 +155,9 @@ int hwsd_http_api_sensors(const struct hwsd_view *view, FILE *f)
 	pthread_mutex_lock(&r->lock);
 	for (size_t c = 0; c < r->n_chips; c++) {
 		const struct hwsd_chip_reading *chip = &r->chips[c];
-		json_object *o = json_object_new_object(), *features = json_object_new_array();
+		json_object *o;
 
-		json_object_object_add(o, "name", json_object_new_string(chip->name));
-		json_object_object_add(o, "prefix", json_object_new_string(chip->prefix));
-		json_object_object_add(o, "adapter", json_object_new_string(chip->adapter));
-		json_object_object_add(o, "present", json_object_new_boolean(chip->present));
-		json_object_object_add(o, "polls", json_object_new_uint64(chip->polls));
-		json_object_object_add(o, "updated", iso_time(chip->updated_ms));
-		for (size_t i = 0; i < chip->n_features; i++)
-			json_object_array_add(features, feature(&chip->features[i]));
-		json_object_object_add(o, "features", features);
-		json_object_array_add(chips, o);
+		json_object_array_add(chips, chip_object(chip));
 		o = sensors_j_chip(chip);
 		if (o)
 			json_object_object_add(sensors_j, chip->name, o);
@@ -177,29 +202,24 @@ static json_object *fraction_seconds(struct hws_fract f)
 
 static json_object *camera(const struct hwsd_live *l, const struct hwsd_camera_status *st)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", json_object_new_string(l->name));
-	json_object_object_add(o, "present", json_object_new_boolean(st->present));
-	json_object_object_add(o, "streaming", json_object_new_boolean(st->streaming));
-	json_object_object_add(o, "viewers", json_object_new_int64(st->viewers));
-	json_object_object_add(o, "width", st->width ? json_object_new_int64(st->width) : NULL);
-	json_object_object_add(o, "height", st->height ? json_object_new_int64(st->height) : NULL);
-	json_object_object_add(o, "target_interval_s", fraction_seconds(st->target_interval));
-	json_object_object_add(o, "frames", json_object_new_uint64(st->kept));
-	json_object_object_add(o, "driver_frames", json_object_new_uint64(st->delivered));
-	json_object_object_add(o, "dropped", json_object_new_uint64(st->dropped));
-	json_object_object_add(o, "decimated", json_object_new_uint64(st->decimated));
-	json_object_object_add(o, "mean_interval_ms", number(st->mean_interval_ms));
-	json_object_object_add(o, "jitter_ms", number(st->jitter_ms));
-	json_object_object_add(o, "snapshots", json_object_new_uint64(st->snapshots));
-	json_object_object_add(o, "last_snapshot", st->last_snapshot_ms ?
-				json_object_new_string(st->last_snapshot) : NULL);
-	json_object_object_add(o, "last_snapshot_time", st->last_snapshot_ms ?
-				iso_time(st->last_snapshot_ms) : NULL);
-	json_object_object_add(o, "error", st->last_error ?
-				json_object_new_string(strerror(-st->last_error)) : NULL);
-	return o;
+	return OBJECT(
+		{ "name", json_object_new_string(l->name) },
+		{ "present", json_object_new_boolean(st->present) },
+		{ "streaming", json_object_new_boolean(st->streaming) },
+		{ "viewers", json_object_new_int64(st->viewers) },
+		{ "width", st->width ? json_object_new_int64(st->width) : NULL },
+		{ "height", st->height ? json_object_new_int64(st->height) : NULL },
+		{ "target_interval_s", fraction_seconds(st->target_interval) },
+		{ "frames", json_object_new_uint64(st->kept) },
+		{ "driver_frames", json_object_new_uint64(st->delivered) },
+		{ "dropped", json_object_new_uint64(st->dropped) },
+		{ "decimated", json_object_new_uint64(st->decimated) },
+		{ "mean_interval_ms", number(st->mean_interval_ms) },
+		{ "jitter_ms", number(st->jitter_ms) },
+		{ "snapshots", json_object_new_uint64(st->snapshots) },
+		{ "last_snapshot", st->last_snapshot_ms ? json_object_new_string(st->last_snapshot) : NULL },
+		{ "last_snapshot_time", st->last_snapshot_ms ? iso_time(st->last_snapshot_ms) : NULL },
+		{ "error", st->last_error ? json_object_new_string(strerror(-st->last_error)) : NULL });
 }
 
 int hwsd_http_api_cameras(const struct hwsd_view *view, FILE *f)
