@@ -39,6 +39,28 @@ int hws__read_attr(int dirfd, const char *name, char *buf, size_t size)
 	return r;
 }
 
+int hws__write_attr(int dirfd, const char *name, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* sysfs hands the whole buffer to store() once: a retry after EINTR
+	 * is a second store, which is what the caller asked for anyway. */
+	do
+		n = write(fd, value, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != len)
+		r = -EIO;
+	close(fd);
+	return r;
+}
+
 int hws__parse_long(const char *s, long *ret)
 {
 	char *end;
