@@ -393,7 +393,11 @@ static void fan_work(struct work_struct *work)
 	else if (r >= 0 && fan->write_error)
 		log_notice("[fan %s]: %s/%s can be written again", conf->name, fan->chip, conf->output);
 	fan->write_error = r < 0 ? r : 0;
-	log_debug("[fan %s]: %.2f °C -> %ld%s", conf->name, temp, step.value, step.kick ? " (kick)" : "");
+	if (fan->failsafe)
+		log_debug("[fan %s]: failsafe -> %ld", conf->name, step.value);
+	else
+		log_debug("[fan %s]: %.2f °C -> %ld%s", conf->name, temp, step.value,
+			  step.kick ? " (kick)" : "");
 again:
 	delay = msecs_to_jiffies(step.next_ms ? step.next_ms : fan->interval_ms);
 	if (!step.next_ms && fan->interval_ms >= 1000)

@@ -254,25 +254,39 @@ int hws_fan_info(struct hws_fan *f, struct hws_fan_info *info)
 	return 0;
 }
 
-int hws_fan_take(struct hws_fan *f)
+int hws_fan_save(struct hws_fan *f)
 {
 	struct hws__fan_saved s;
 	int r;
 
 	assert_return(f, -EINVAL);
-	if (!f->saved_valid) {
-		s = f->saved;
-		s.keys = 0;
-		r = f->ops->save(f, &s);
-		if (r < 0)
-			return r;
-		f->saved = s;
-		f->saved_valid = true;
-	}
+	if (f->saved_valid)
+		return 0;
+	s = f->saved;
+	s.keys = 0;
+	r = f->ops->save(f, &s);
+	if (r < 0)
+		return r;
+	f->saved = s;
+	f->saved_valid = true;
+	return 0;
+}
+
+int hws_fan_take(struct hws_fan *f)
+{
+	bool saved_here;
+	int r;
+
+	assert_return(f, -EINVAL);
+	saved_here = !f->saved_valid;
+	r = hws_fan_save(f);
+	if (r < 0)
+		return r;
 	r = f->ops->take(f);
 	if (r < 0) {
-		/* Nothing is held: a first take that failed saves nothing. */
-		if (!f->taken)
+		/* Nothing is held: a first take that failed keeps no save of
+		 * its own (one the caller asked for stays, for release). */
+		if (!f->taken && saved_here)
 			f->saved_valid = false;
 		return r;
 	}

@@ -123,6 +123,28 @@ stop TERM
 obs restart_after_kill "$(state)"
 EOF
 TMP=$TMP HWSIGHTD=$HWSIGHTD FAKE_LOGIND=$FAKE_LOGIND umockdev-run -d "$TESTBEDS/pc87427.umockdev" -- bash "$TMP/run.sh"
+# applesmc: fan1 held by a raised minimum, fan2 (found in manual mode at
+# 3000 RPM) driven in manual mode; temp1 (TB0T) reads 31.75 degrees.
+{
+	daemon_section "fan_state = $TMP/fans.state"
+	printf '\n[fan left]\noutput = applesmc-*/fan1\nmode = floor\nsources = applesmc-*/TB0T\n'
+	printf 'curve = 30:2000 40:6000\nhysteresis = 0\ninterval = 200ms\n'
+	printf '\n[fan right]\noutput = applesmc-*/fan2\nsources = applesmc-*/temp1\n'
+	printf 'curve = 30:0%% 40:100%%\nhysteresis = 0\ninterval = 200ms\n'
+} >"$TMP/smc.conf"
+cat >"$TMP/smc.sh" <<'EOF'
+smc=$UMOCKDEV_DIR/sys/devices/platform/applesmc.768
+obs() { printf '%s=%s\n' "$1" "$2" >>"$TMP/obs"; }
+fans() { (cd "$smc" && cat fan1_manual fan1_min fan1_output fan2_manual fan2_min fan2_output | paste -sd " "); }
+obs smc_before "$(fans)"
+"$HWSIGHTD" -f -c "$TMP/smc.conf" 2>>"$TMP/daemon.log" & pid=$!
+for _ in $(seq 50); do [ "$(fans)" = "0 2700 2000 1 2000 2735" ] && break; sleep 0.1; done
+obs smc_held "$(fans)"
+kill "$pid"; wait "$pid"
+obs smc_after "$(fans)"
+EOF
+TMP=$TMP HWSIGHTD=$HWSIGHTD umockdev-run -d "$TESTBEDS/applesmc.umockdev" -- bash "$TMP/smc.sh"
+
 log=$(cat "$TMP/daemon.log")
 obs() { sed -n "s/^$1=//p" "$TMP/obs" | tail -n 1; }
 
@@ -152,6 +174,10 @@ expect_eq "--restore-fans removes the state file" "gone" "$(obs state_after_rest
 expect_eq "--restore-fans with nothing to restore exits 0" "0" "$(obs restore_again_exit)"
 expect_line "a start after kill -9 puts the fan back first" 'put back 1 fan output left held' "$log"
 expect_eq "and its stop gives the original back, not the crash's" "2 102" "$(obs restart_after_kill)"
+expect_eq "applesmc as found: fan1 auto, fan2 manual at 3000" "0 2000 2000 1 2000 3000" "$(obs smc_before)"
+expect_eq "floor raises fan1_min alone (2700); manual drives fan2_output (2735: 17.5% of 2000-6200)" \
+	"0 2700 2000 1 2000 2735" "$(obs smc_held)"
+expect_eq "SIGTERM gives both back exactly" "0 2000 2000 1 2000 3000" "$(obs smc_after)"
 expect_no_line "no sanitizer report" 'Sanitizer|runtime error:' "$log"
 
 summary

@@ -108,6 +108,18 @@ HWS_EXPORT struct hws_fan *hws_fan_free(struct hws_fan *f);
 HWS_EXPORT int hws_fan_info(struct hws_fan *f, struct hws_fan_info *info);
 
 /**
+ * hws_fan_save - read and keep what the output is now, touching nothing
+ *
+ * What hws_fan_take() keeps at the first take, for a caller that must
+ * record it (hws_fan_saved()) before anything is written. Does nothing
+ * once saved; hws_fan_release() puts the saved state back even if no
+ * take followed.
+ *
+ * Return: 0 or a negative errno.
+ */
+HWS_EXPORT int hws_fan_save(struct hws_fan *f);
+
+/**
  * hws_fan_take - take the output
  *
  * The first take saves the output's mode and value in the handle; a later
