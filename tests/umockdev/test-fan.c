@@ -477,9 +477,11 @@ TEST(hwmon_pwm_without_enable_and_tach_option)
 
 	/* pwm3 is read-only: not an output. */
 	{
+		gchar *sys = umockdev_testbed_get_sys_dir(b.tb);
 		char p[512];
 
-		snprintf(p, sizeof(p), "%s/devices/platform/it87.656/hwmon/hwmon2/pwm3", umockdev_testbed_get_sys_dir(b.tb));
+		snprintf(p, sizeof(p), "%s/devices/platform/it87.656/hwmon/hwmon2/pwm3", sys);
+		g_free(sys);
 		ASSERT_EQ(chmod(p, 0444), 0);
 	}
 	ASSERT_EQ(hws_fan_outputs(chip(&b, "it8728"), names, 4), 2);
