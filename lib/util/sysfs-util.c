@@ -45,7 +45,9 @@ int hws__write_attr(int dirfd, const char *name, const char *value)
 	ssize_t n;
 	int fd, r = 0;
 
-	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC as echo(1) has it: sysfs ignores it, a plain file (a
+	 * testbed) then holds only the new value. */
+	fd = openat(dirfd, name, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	/* sysfs hands the whole buffer to store() once: a retry after EINTR

@@ -24,6 +24,10 @@
  * died holding it can be undone by another (hws_fan_restore_saved()).
  *
  * A handle is not thread-safe: one thread at a time.
+ *
+ * Errors common to every call that reads the chip: -ENODEV once the chip
+ * is gone, -EACCES for a write without the right (not root), -EBADMSG for
+ * a file that holds no number (empty, text: a broken driver).
  */
 
 #include <stdbool.h>
@@ -175,8 +179,9 @@ HWS_EXPORT int hws_fan_saved(const struct hws_fan *f, char *buf, size_t size);
  *
  * For a process whose holder died: what hws_fan_release() would have done.
  *
- * Return: 0; -EINVAL if the line does not parse; -ENODEV if the device is
- * gone; or what the driver answers.
+ * Return: 0; -EINVAL if the line does not parse, or names a directory
+ * outside /sys (or outside the umockdev testbed that stands for it);
+ * -ENODEV if the device is gone; or what the driver answers.
  */
 HWS_EXPORT int hws_fan_restore_saved(const char *line);
 
