@@ -13,19 +13,11 @@
 #include <strings.h>
 
 #include "config.h"
+#include "config-parse.h"
 #include "log.h"
 
-struct parser {
-	struct hwsd_config *c;
-	FILE *f;
-	unsigned line;          /* the line inih is handling */
-	char *error;            /* the first reason, without FILE:LINE */
-	unsigned error_line;
-	bool oom;
-};
 
-static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct parser *p, const char *fmt, ...)
+int conf_fail(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -81,10 +73,10 @@ static char *read_line(char *str, int num, void *stream)
 	}
 	if (n == num || (n == num - 1 && str[n - 1] != '\n')) {
 		if (!is_comment(str, num - 1))
-			fail(p, "the line is longer than %d characters", num - 2);
+			conf_fail(p, "the line is longer than %d characters", num - 2);
 		n = 0;
 	} else if (nul) {
-		fail(p, "a NUL byte: this is not a text file");
+		conf_fail(p, "a NUL byte: this is not a text file");
 		n = 0;
 	}
 	if (n == 0)
@@ -134,7 +126,7 @@ static int parse_bool(const char *v)
 	return -1;
 }
 
-static int parse_number(const char *v, double *ret)
+int conf_parse_number(const char *v, double *ret)
 {
 	char *end;
 
@@ -143,7 +135,7 @@ static int parse_number(const char *v, double *ret)
 	return end != v && !*end && !errno && isfinite(*ret) ? 0 : -EINVAL;
 }
 
-static int parse_uint(const char *v, unsigned max, unsigned *ret)
+int conf_parse_uint(const char *v, unsigned max, unsigned *ret)
 {
 	char *end;
 	unsigned long n;
@@ -158,37 +150,36 @@ static int parse_uint(const char *v, unsigned max, unsigned *ret)
 	return 0;
 }
 
-/* Parse a duration key in [min_ms, max_ms] (0 also allowed if @zero_ok). */
-static int duration_key(struct parser *p, const char *name, const char *v, unsigned min_ms,
+int conf_duration(struct parser *p, const char *name, const char *v, unsigned min_ms,
 			unsigned max_ms, bool zero_ok, unsigned *ret)
 {
 	unsigned ms;
 
 	if (hwsd_parse_duration(v, &ms) < 0)
-		return fail(p, "%s: \"%s\" is not a duration (500ms, 2s, 5min, 1h)", name, v);
+		return conf_fail(p, "%s: \"%s\" is not a duration (500ms, 2s, 5min, 1h)", name, v);
 	if ((ms < min_ms || ms > max_ms) && !(zero_ok && ms == 0))
-		return fail(p, "%s: %s is out of range (%u ms to %u ms%s)", name, v, min_ms, max_ms,
+		return conf_fail(p, "%s: %s is out of range (%u ms to %u ms%s)", name, v, min_ms, max_ms,
 			    zero_ok ? ", or 0" : "");
 	*ret = ms;
 	return 1;
 }
 
-static int bool_key(struct parser *p, const char *name, const char *v, bool *ret)
+int conf_bool(struct parser *p, const char *name, const char *v, bool *ret)
 {
 	int b = parse_bool(v);
 
 	if (b < 0)
-		return fail(p, "%s: \"%s\" is not a boolean (yes or no)", name, v);
+		return conf_fail(p, "%s: \"%s\" is not a boolean (yes or no)", name, v);
 	*ret = b;
 	return 1;
 }
 
-static int string_key(struct parser *p, const char *name, const char *v, char **ret)
+int conf_string(struct parser *p, const char *name, const char *v, char **ret)
 {
 	char *s;
 
 	if (!*v)
-		return fail(p, "%s: empty value", name);
+		return conf_fail(p, "%s: empty value", name);
 	s = strdup(v);
 	if (!s) {
 		p->oom = true;
@@ -205,7 +196,7 @@ static int daemon_key(struct parser *p, const char *name, const char *v)
 	int n;
 
 	if (!strcmp(name, "poll_interval"))
-		return duration_key(p, name, v, 100, 24 * 3600000, false, &c->poll_ms);
+		return conf_duration(p, name, v, 100, 24 * 3600000, false, &c->poll_ms);
 	if (!strcmp(name, "reader")) {
 		if (!strcmp(v, "fast"))
 			c->reader = HWS_READER_FAST;
@@ -214,18 +205,23 @@ static int daemon_key(struct parser *p, const char *name, const char *v)
 		else if (!strcmp(v, "libsensors"))
 			c->reader = HWS_READER_LIBSENSORS;
 		else
-			return fail(p, "reader: \"%s\" is not fast, pread or libsensors", v);
+			return conf_fail(p, "reader: \"%s\" is not fast, pread or libsensors", v);
 		return 1;
 	}
 	if (!strcmp(name, "sensors_config"))
-		return string_key(p, name, v, &c->sensors_config);
+		return conf_string(p, name, v, &c->sensors_config);
 	if (!strcmp(name, "state_directory")) {
 		if (*v != '/')
-			return fail(p, "state_directory: \"%s\" is not an absolute path", v);
-		return string_key(p, name, v, &c->state_dir);
+			return conf_fail(p, "state_directory: \"%s\" is not an absolute path", v);
+		return conf_string(p, name, v, &c->state_dir);
 	}
 	if (!strcmp(name, "exec"))
-		return string_key(p, name, v, &c->exec);
+		return conf_string(p, name, v, &c->exec);
+	if (!strcmp(name, "fan_state")) {
+		if (*v != '/')
+			return conf_fail(p, "fan_state: \"%s\" is not an absolute path", v);
+		return conf_string(p, name, v, &c->fan_state);
+	}
 	if (!strcmp(name, "listen")) {
 		if (!strcmp(v, "off")) {
 			free(c->listen);
@@ -233,28 +229,27 @@ static int daemon_key(struct parser *p, const char *name, const char *v)
 			return 1;
 		}
 		if (!strchr(v, ':'))
-			return fail(p, "listen: \"%s\" is not ADDRESS:PORT or off", v);
-		return string_key(p, name, v, &c->listen);
+			return conf_fail(p, "listen: \"%s\" is not ADDRESS:PORT or off", v);
+		return conf_string(p, name, v, &c->listen);
 	}
 	if (!strcmp(name, "log_target")) {
 		n = hwsd_log_target_from_string(v);
 		if (n < 0 || n == HWSD_LOG_SYSLOG)
-			return fail(p, "log_target: \"%s\" is not auto, journal or stderr", v);
+			return conf_fail(p, "log_target: \"%s\" is not auto, journal or stderr", v);
 		c->log_target = n;
 		return 1;
 	}
 	if (!strcmp(name, "log_level")) {
 		n = hwsd_log_level_from_string(v);
 		if (n < 0)
-			return fail(p, "log_level: \"%s\" is not debug, info, notice, warning or err", v);
+			return conf_fail(p, "log_level: \"%s\" is not debug, info, notice, warning or err", v);
 		c->log_level = n;
 		return 1;
 	}
-	return fail(p, "unknown key \"%s\" in [daemon]", name);
+	return conf_fail(p, "unknown key \"%s\" in [daemon]", name);
 }
 
-/* Grow an array of @size-byte elements by one zeroed element. */
-static void *push(struct parser *p, void **array, size_t *n, size_t size)
+void *conf_push(struct parser *p, void **array, size_t *n, size_t size)
 {
 	char *a = realloc(*array, (*n + 1) * size);
 
@@ -277,11 +272,11 @@ static struct hwsd_chip_conf *chip_section(struct parser *p, const char *pattern
 			return &c->chips[i];
 	/* "*" is every chip, which libsensors spells "*-*". */
 	if (strcmp(pattern, "*") && hws_sensors_chip_match(NULL, NULL, pattern) < 0) {
-		fail(p, "[chip %s]: not a chip name pattern (\"w83793-*\", \"applesmc-isa-0300\")",
+		conf_fail(p, "[chip %s]: not a chip name pattern (\"w83793-*\", \"applesmc-isa-0300\")",
 		     pattern);
 		return NULL;
 	}
-	chip = push(p, (void **)&c->chips, &c->n_chips, sizeof(*chip));
+	chip = conf_push(p, (void **)&c->chips, &c->n_chips, sizeof(*chip));
 	if (!chip)
 		return NULL;
 	chip->line = p->line;
@@ -303,9 +298,9 @@ static int chip_key(struct parser *p, const char *pattern, const char *name, con
 	if (!chip)
 		return 0;
 	if (!strcmp(name, "poll_interval"))
-		return duration_key(p, name, v, 100, 24 * 3600000, false, &chip->poll_ms);
+		return conf_duration(p, name, v, 100, 24 * 3600000, false, &chip->poll_ms);
 	if (!strcmp(name, "chip_alarms"))
-		return bool_key(p, name, v, &chip->chip_alarms);
+		return conf_bool(p, name, v, &chip->chip_alarms);
 	if (!strcmp(name, "hysteresis")) {
 		char *end;
 
@@ -314,16 +309,16 @@ static int chip_key(struct parser *p, const char *pattern, const char *name, con
 		chip->hysteresis_percent = *end == '%';
 		if (end == v || errno || chip->hysteresis < 0 || !isfinite(chip->hysteresis) ||
 		    end[chip->hysteresis_percent] != '\0')
-			return fail(p, "hysteresis: \"%s\" is not a number or a percentage", v);
+			return conf_fail(p, "hysteresis: \"%s\" is not a number or a percentage", v);
 		return 1;
 	}
 	dot = strrchr(name, '.');
 	if (!dot || dot == name || (strcmp(dot, ".min") && strcmp(dot, ".max")))
-		return fail(p, "unknown key \"%s\" in [chip %s] (thresholds are FEATURE.min and FEATURE.max)",
+		return conf_fail(p, "unknown key \"%s\" in [chip %s] (thresholds are FEATURE.min and FEATURE.max)",
 			    name, pattern);
-	if (parse_number(v, &limit) < 0)
-		return fail(p, "%s: \"%s\" is not a number", name, v);
-	t = push(p, (void **)&chip->thresholds, &chip->n_thresholds, sizeof(*t));
+	if (conf_parse_number(v, &limit) < 0)
+		return conf_fail(p, "%s: \"%s\" is not a number", name, v);
+	t = conf_push(p, (void **)&chip->thresholds, &chip->n_thresholds, sizeof(*t));
 	if (!t)
 		return 0;
 	t->is_max = !strcmp(dot, ".max");
@@ -345,10 +340,10 @@ static struct hwsd_camera_conf *camera_section(struct parser *p, const char *nam
 	/* The name goes into file names and (later) URLs. */
 	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
 			      strlen(name)) {
-		fail(p, "[camera %s]: a camera name is letters, digits, '-' and '_'", name);
+		conf_fail(p, "[camera %s]: a camera name is letters, digits, '-' and '_'", name);
 		return NULL;
 	}
-	cam = push(p, (void **)&c->cameras, &c->n_cameras, sizeof(*cam));
+	cam = conf_push(p, (void **)&c->cameras, &c->n_cameras, sizeof(*cam));
 	if (!cam)
 		return NULL;
 	cam->line = p->line;
@@ -373,13 +368,13 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 		return 0;
 	if (!strcmp(name, "device")) {
 		if (*v != '/')
-			return fail(p, "device: \"%s\" is not a device path (/dev/video0)", v);
-		return string_key(p, name, v, &cam->device);
+			return conf_fail(p, "device: \"%s\" is not a device path (/dev/video0)", v);
+		return conf_string(p, name, v, &cam->device);
 	}
 	if (!strcmp(name, "directory")) {
 		if (*v != '/')
-			return fail(p, "directory: \"%s\" is not an absolute path", v);
-		return string_key(p, name, v, &cam->directory);
+			return conf_fail(p, "directory: \"%s\" is not an absolute path", v);
+		return conf_string(p, name, v, &cam->directory);
 	}
 	if (!strcmp(name, "size")) {
 		unsigned w, h;
@@ -387,7 +382,7 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 
 		if (sscanf(v, "%u%c%u", &w, &x, &h) != 3 || (x != 'x' && x != 'X') || !w || !h ||
 		    w > 16384 || h > 16384)
-			return fail(p, "size: \"%s\" is not WIDTHxHEIGHT", v);
+			return conf_fail(p, "size: \"%s\" is not WIDTHxHEIGHT", v);
 		cam->width = w;
 		cam->height = h;
 		return 1;
@@ -396,24 +391,24 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 		struct hws_fract iv, slower, faster;
 
 		if (hws_fps_parse(v, &iv) < 0)
-			return fail(p, "fps: \"%s\" is not a frame rate", v);
+			return conf_fail(p, "fps: \"%s\" is not a frame rate", v);
 		if (!hws_interval_is_friendly(iv)) {
 			hws_friendly_neighbours(iv, &slower, &faster);
 			/* Above 300 fps there is no faster neighbour ({0, 0}). */
 			if (!faster.num)
-				return fail(p, "fps: %s fps is faster than one 1/300 s tick; at most 300 fps", v);
-			return fail(p, "fps: %s fps is not a whole number of 1/300 s ticks; %g or %g fps are",
+				return conf_fail(p, "fps: %s fps is faster than one 1/300 s tick; at most 300 fps", v);
+			return conf_fail(p, "fps: %s fps is not a whole number of 1/300 s ticks; %g or %g fps are",
 				    v, (double)slower.den / slower.num, (double)faster.den / faster.num);
 		}
 		cam->interval = iv;
 		return 1;
 	}
 	if (!strcmp(name, "snapshot_interval"))
-		return duration_key(p, name, v, 1000, 24 * 3600000, true, &cam->snapshot_ms);
+		return conf_duration(p, name, v, 1000, 24 * 3600000, true, &cam->snapshot_ms);
 	if (!strcmp(name, "snapshot_on_alarm"))
-		return bool_key(p, name, v, &cam->on_alarm);
+		return conf_bool(p, name, v, &cam->on_alarm);
 	if (!strcmp(name, "snapshot_on_motion"))
-		return bool_key(p, name, v, &cam->on_motion);
+		return conf_bool(p, name, v, &cam->on_motion);
 	if (!strcmp(name, "format")) {
 		if (!strcmp(v, "jpg") || !strcmp(v, "jpeg"))
 			cam->type = HWS_IMAGE_JPEG;
@@ -422,26 +417,26 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 		else if (!strcmp(v, "ppm"))
 			cam->type = HWS_IMAGE_PPM;
 		else
-			return fail(p, "format: \"%s\" is not jpg, png or ppm", v);
+			return conf_fail(p, "format: \"%s\" is not jpg, png or ppm", v);
 		return 1;
 	}
 	if (!strcmp(name, "quality")) {
-		if (parse_uint(v, 100, &n) < 0 || n < 1)
-			return fail(p, "quality: \"%s\" is not 1 to 100", v);
+		if (conf_parse_uint(v, 100, &n) < 0 || n < 1)
+			return conf_fail(p, "quality: \"%s\" is not 1 to 100", v);
 		cam->quality = (int)n;
 		return 1;
 	}
 	if (!strcmp(name, "skip_frames")) {
-		if (parse_uint(v, 100, &cam->skip_frames) < 0)
-			return fail(p, "skip_frames: \"%s\" is not 0 to 100", v);
+		if (conf_parse_uint(v, 100, &cam->skip_frames) < 0)
+			return conf_fail(p, "skip_frames: \"%s\" is not 0 to 100", v);
 		return 1;
 	}
 	if (!strcmp(name, "keep")) {
-		if (parse_uint(v, 1000000, &cam->keep) < 0)
-			return fail(p, "keep: \"%s\" is not a number of files (0 keeps all)", v);
+		if (conf_parse_uint(v, 1000000, &cam->keep) < 0)
+			return conf_fail(p, "keep: \"%s\" is not a number of files (0 keeps all)", v);
 		return 1;
 	}
-	return fail(p, "unknown key \"%s\" in [camera %s]", name, camera);
+	return conf_fail(p, "unknown key \"%s\" in [camera %s]", name, camera);
 }
 
 static int add_disks(struct parser *p, const char *v)
@@ -455,7 +450,7 @@ static int add_disks(struct parser *p, const char *v)
 
 		if (len) {
 			disk = strndup(s, len);
-			if (!disk || !(slot = push(p, (void **)&m->disks, &m->n_disks, sizeof(*slot)))) {
+			if (!disk || !(slot = conf_push(p, (void **)&m->disks, &m->n_disks, sizeof(*slot)))) {
 				free(disk);
 				p->oom = true;
 				return 0;
@@ -463,7 +458,7 @@ static int add_disks(struct parser *p, const char *v)
 			*slot = disk;
 			/* A name under /sys/block, never a path. */
 			if (disk[0] == '.' || strspn(disk, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != len)
-				return fail(p, "disks: \"%s\" is not a disk name (sda, nvme0n1)", disk);
+				return conf_fail(p, "disks: \"%s\" is not a disk name (sda, nvme0n1)", disk);
 		}
 		s += len;
 		s += strspn(s, " \t,");
@@ -476,14 +471,14 @@ static int motion_key(struct parser *p, const char *name, const char *v)
 	struct hwsd_motion_conf *m = &p->c->motion;
 
 	if (!strcmp(name, "enabled"))
-		return bool_key(p, name, v, &m->enabled);
+		return conf_bool(p, name, v, &m->enabled);
 	if (!strcmp(name, "sensitivity")) {
-		if (parse_uint(v, 1000, &m->sensitivity) < 0 || !m->sensitivity)
-			return fail(p, "sensitivity: \"%s\" is not 1 to 1000", v);
+		if (conf_parse_uint(v, 1000, &m->sensitivity) < 0 || !m->sensitivity)
+			return conf_fail(p, "sensitivity: \"%s\" is not 1 to 1000", v);
 		return 1;
 	}
 	if (!strcmp(name, "interval"))
-		return duration_key(p, name, v, 10, 1000, false, &m->interval_ms);
+		return conf_duration(p, name, v, 10, 1000, false, &m->interval_ms);
 	if (!strcmp(name, "disks")) {
 		for (size_t i = 0; i < m->n_disks; i++)
 			free(m->disks[i]);
@@ -492,8 +487,8 @@ static int motion_key(struct parser *p, const char *name, const char *v)
 	}
 	if (!strcmp(name, "park_time"))
 		/* The kernel refuses more than 30 s in unload_heads. */
-		return duration_key(p, name, v, 1000, 30000, false, &m->park_ms);
-	return fail(p, "unknown key \"%s\" in [motion]", name);
+		return conf_duration(p, name, v, 1000, 30000, false, &m->park_ms);
+	return conf_fail(p, "unknown key \"%s\" in [motion]", name);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -510,9 +505,11 @@ static int handler(void *user, const char *section, const char *name, const char
 		return camera_key(p, section + 7 + strspn(section + 7, " "), name, value);
 	if (!strcmp(section, "motion"))
 		return motion_key(p, name, value);
+	if (!strncmp(section, "fan ", 4))
+		return conf_fan_key(p, section + 4 + strspn(section + 4, " "), name, value);
 	if (!*section)
-		return fail(p, "\"%s\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion])", name);
-	return fail(p, "unknown section [%s]", section);
+		return conf_fail(p, "\"%s\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [fan NAME])", name);
+	return conf_fail(p, "unknown section [%s]", section);
 }
 
 /* What no single key can say. */
@@ -523,8 +520,10 @@ static void check(struct parser *p)
 
 		p->line = cam->line;
 		if (!cam->device)
-			fail(p, "[camera %s]: no device", cam->name);
+			conf_fail(p, "[camera %s]: no device", cam->name);
 	}
+	for (size_t i = 0; i < p->c->n_fans && !p->error; i++)
+		conf_fan_check(p, &p->c->fans[i]);
 }
 
 static struct hwsd_config *config_new(void)
@@ -539,7 +538,10 @@ static struct hwsd_config *config_new(void)
 	c->log_level = LOG_INFO;
 	/* Local only, unless the config says otherwise. */
 	c->listen = strdup("127.0.0.1:9787");
-	if (!c->listen) {
+	c->fan_state = strdup(HWSD_DEFAULT_FAN_STATE);
+	if (!c->listen || !c->fan_state) {
+		free(c->listen);
+		free(c->fan_state);
 		free(c);
 		return NULL;
 	}
@@ -636,6 +638,10 @@ struct hwsd_config *hwsd_config_free(struct hwsd_config *c)
 	for (size_t i = 0; i < c->motion.n_disks; i++)
 		free(c->motion.disks[i]);
 	free(c->motion.disks);
+	for (size_t i = 0; i < c->n_fans; i++)
+		conf_fan_free(&c->fans[i]);
+	free(c->fans);
+	free(c->fan_state);
 	free(c->path);
 	free(c->sensors_config);
 	free(c->state_dir);

@@ -14,6 +14,8 @@
 #include <hwsight/sensors.h>
 
 #define HWSD_DEFAULT_CONFIG "/etc/hwsight/hwsightd.conf"
+/* Where the outputs' original states wait for --restore-fans. */
+#define HWSD_DEFAULT_FAN_STATE "/run/hwsight/fans.state"
 
 struct hwsd_threshold {
 	char *feature;          /* a feature name ("temp1") or its label */
@@ -57,6 +59,46 @@ struct hwsd_motion_conf {
 	unsigned park_ms;
 };
 
+/* An output level: a value in the output's unit (duty 0..255, RPM) or a
+ * percentage of its range. */
+struct hwsd_fan_level {
+	double value;
+	bool percent;
+};
+
+struct hwsd_fan_point {
+	double temp;            /* degrees Celsius */
+	struct hwsd_fan_level level;
+};
+
+struct hwsd_fan_source {
+	char *chip;             /* a chip name pattern */
+	char *feature;          /* a feature name ("temp1") or its label */
+};
+
+struct hwsd_fan_conf {
+	char *name;
+	unsigned line;
+	char *chip;             /* the output's chip name pattern */
+	char *output;           /* "pwm1", or "fan1" on applesmc */
+	char *tach;             /* the fanN measuring it; NULL: its own */
+	bool floor;             /* mode = floor (applesmc) */
+	struct hwsd_fan_source *sources;
+	size_t n_sources;
+	bool average;           /* combine = average, else max */
+	struct hwsd_fan_point *points; /* by rising temperature */
+	size_t n_points;
+	bool steps;             /* curve_type = steps, else linear */
+	double hysteresis;      /* degrees Celsius */
+	struct hwsd_fan_level min_output, max_output, start_output, max_step;
+	bool has_max_step;
+	unsigned start_ms;      /* the kick's length; 0: no kick */
+	unsigned spin_down_ms;
+	unsigned interval_ms;   /* 0: [daemon] poll_interval */
+	unsigned failsafe_after;
+	bool retake;            /* on_conflict = retake, else yield */
+};
+
 struct hwsd_config {
 	char *path;             /* NULL when running on the defaults */
 	unsigned poll_ms;
@@ -72,6 +114,9 @@ struct hwsd_config {
 	struct hwsd_camera_conf *cameras;
 	size_t n_cameras;
 	struct hwsd_motion_conf motion;
+	struct hwsd_fan_conf *fans;
+	size_t n_fans;
+	char *fan_state;        /* the state file of the taken outputs */
 };
 
 /*

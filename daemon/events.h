@@ -27,7 +27,7 @@
  * producer words it; they are not part of the environment.
  */
 struct hwsd_event {
-	const char *event;     /* "alarm", "alarm-end", "motion", "motion-end" ... */
+	const char *event;     /* "alarm", "alarm-end", "motion", "motion-end", "fan-take" ... */
 	const char *chip;
 	const char *sensor;    /* the feature: "fan1" */
 	const char *label;
@@ -38,6 +38,7 @@ struct hwsd_event {
 	const char *camera;
 	const char *path;      /* a snapshot */
 	const char *disks;
+	const char *fan;       /* a [fan NAME] */
 	int priority;          /* LOG_* of the journal line */
 	const char *message;
 };

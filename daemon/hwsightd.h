@@ -46,6 +46,7 @@
 
 struct hwsd_alarms;
 struct hwsd_camera;
+struct hwsd_fans;
 struct hwsd_guard;
 struct hwsd_history;
 struct hwsd_poller;
@@ -69,6 +70,7 @@ struct hwsd {
 	struct hwsd_live_set live;         /* the cameras, as HTTP sees them */
 	struct hwsd_alarms *alarms;        /* P */
 	struct hwsd_guard *guard;          /* M: NULL without disk protection */
+	struct hwsd_fans *fans;            /* M: NULL when not running */
 	struct hwsd_readings readings;     /* what the pollers publish */
 	struct hwsd_history *history;      /* NULL: no usable state directory */
 

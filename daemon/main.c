@@ -23,6 +23,7 @@
 
 #include "alarms.h"
 #include "cameras.h"
+#include "fans.h"
 #include "guard.h"
 #include "history.h"
 #include "hotplug.h"
@@ -39,6 +40,7 @@ struct options {
 	bool foreground;
 	bool once;
 	bool test_config;
+	bool restore_fans;
 	int log_level;          /* -1: the config's */
 	int log_target;         /* -1: the config's */
 };
@@ -70,6 +72,7 @@ static void usage(FILE *f)
 	      "  -f, --foreground       do not detach (implied under systemd)\n"
 	      "      --once             poll every chip once, print the values, exit\n"
 	      "  -t, --test-config      check the config and exit\n"
+	      "      --restore-fans     put back the fan outputs a stopped daemon held, exit\n"
 	      "      --log-level LEVEL  debug, info, notice, warning or err\n"
 	      "      --log-target T     auto, journal or stderr\n"
 	      "      --listen ADDR:PORT serve HTTP there (default 127.0.0.1:9787), or off\n"
@@ -79,12 +82,13 @@ static void usage(FILE *f)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_LISTEN, OPT_VERSION };
+	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_LISTEN, OPT_VERSION, OPT_RESTORE_FANS };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "test-config", no_argument, NULL, 't' },
+		{ "restore-fans", no_argument, NULL, OPT_RESTORE_FANS },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
@@ -101,6 +105,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'f': o->foreground = true; break;
 		case 't': o->test_config = true; break;
 		case OPT_ONCE: o->once = true; break;
+		case OPT_RESTORE_FANS: o->restore_fans = true; break;
 		case OPT_LISTEN: o->listen = optarg; break;
 		case OPT_LOG_LEVEL:
 			o->log_level = hwsd_log_level_from_string(optarg);
@@ -161,6 +166,27 @@ static int load_config(const char *path, struct hwsd_config **ret)
 		}
 	}
 	return 0;
+}
+
+/* What a previous run left held (a crash, kill -9) goes back first. */
+static int restore_fans(const char *state)
+{
+	int r = hwsd_fans_restore(state);
+
+	if (r < 0)
+		log_error("%s: some fan outputs could not be put back: %s", state, strerror(-r));
+	else if (r > 0)
+		log_notice("%s: put back %d fan output%s left held", state, r, r == 1 ? "" : "s");
+	return r;
+}
+
+/* --restore-fans: for ExecStopPost=, after a daemon that died holding some. */
+static int restore_fans_only(struct hwsd_config *c)
+{
+	int r = restore_fans(c->fan_state);
+
+	hwsd_config_free(c);
+	return r < 0 ? 1 : 0;
 }
 
 static void apply_logging(const struct main_loop *ml)
@@ -300,8 +326,25 @@ static void guard_stop(struct hwsd *d)
 	d->guard = hwsd_guard_free(d->guard);
 }
 
+/* Fan control steps on the poll queue, behind the first polls. */
+static int fans_start(struct hwsd *d)
+{
+	int r = hwsd_fans_new(d->config, d->sensors, d->poll_wq, d->events, &d->fans);
+
+	if (r >= 0)
+		hwsd_fans_start(d->fans);
+	return r;
+}
+
+static void fans_stop(struct hwsd *d)
+{
+	hwsd_fans_stop(d->fans);
+	d->fans = hwsd_fans_free(d->fans);
+}
+
 static void jobs_stop(struct hwsd *d)
 {
+	fans_stop(d);
 	hwsd_pollers_stop(d);
 	guard_stop(d);
 	hwsd_cameras_stop(d);
@@ -320,6 +363,8 @@ static int jobs_start(struct hwsd *d, struct hwsd_guard *guard)
 	}
 	guard_start(d, guard);
 	r = hwsd_pollers_start(d);
+	if (r >= 0)
+		r = fans_start(d);
 	if (r < 0)
 		jobs_stop(d);
 	return r;
@@ -399,6 +444,7 @@ static void reload(struct main_loop *ml)
 	}
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
 	hwsd_live_set_pause(&d->live, true);
+	fans_stop(d);
 	hwsd_pollers_stop(d);
 	r = sensors_reconfigure(d, c, why, sizeof(why));
 	if (r < 0) {
@@ -406,6 +452,8 @@ static void reload(struct main_loop *ml)
 		hwsd_guard_free(guard);
 		hwsd_config_free(c);
 		r = hwsd_pollers_start(d);
+		if (r >= 0)
+			r = fans_start(d);
 		goto done;
 	}
 	guard_stop(d);
@@ -526,8 +574,10 @@ static void sleep_prepare(void *userdata, bool start)
 	}
 	if (!atomic_load(&d->frozen))
 		return;
-	/* Queue every poller now, then let them all run. */
+	/* Queue every poller now, then the fans behind them, and let them
+	 * all run. */
 	hwsd_pollers_kick(d);
+	hwsd_fans_resumed(d->fans);
 	thaw_workqueues();
 	atomic_store(&d->frozen, false);
 	log_info("the system woke up: polling every chip now");
@@ -684,8 +734,16 @@ int main(int argc, char **argv)
 		return 1;
 	hwsd_log_setup(ml.o.log_target >= 0 ? ml.o.log_target : HWSD_LOG_AUTO,
 		       ml.o.log_level >= 0 ? ml.o.log_level : LOG_INFO);
-	if (load_config(ml.o.config, &d->config) < 0)
+	if (load_config(ml.o.config, &d->config) < 0) {
+		/* A broken config must not keep fans from being put back. */
+		if (ml.o.restore_fans && hwsd_config_load(NULL, &d->config, NULL) >= 0) {
+			log_warning("restoring from %s", d->config->fan_state);
+			return restore_fans_only(d->config);
+		}
 		return 1;
+	}
+	if (ml.o.restore_fans)
+		return restore_fans_only(d->config);
 	if (ml.o.test_config) {
 		printf("%s: ok\n", d->config->path ? d->config->path : "no config file, the defaults");
 		hwsd_config_free(d->config);
@@ -724,6 +782,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	history_start(d, false);
+	restore_fans(d->config->fan_state);
 	ml.view = (struct hwsd_view){
 		.readings = &d->readings, .live = &d->live, .history = d->history,
 		.counters = &d->counters, .motion_watched = &d->motion_watched,

@@ -39,6 +39,30 @@ int hws__read_attr(int dirfd, const char *name, char *buf, size_t size)
 	return r;
 }
 
+int hws__write_attr(int dirfd, const char *name, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, r = 0;
+
+	/* O_TRUNC as echo(1) has it: sysfs ignores it, a plain file (a
+	 * testbed) then holds only the new value. */
+	fd = openat(dirfd, name, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* sysfs hands the whole buffer to store() once: a retry after EINTR
+	 * is a second store, which is what the caller asked for anyway. */
+	do
+		n = write(fd, value, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != len)
+		r = -EIO;
+	close(fd);
+	return r;
+}
+
 int hws__parse_long(const char *s, long *ret)
 {
 	char *end;

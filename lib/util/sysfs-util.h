@@ -19,6 +19,11 @@ int hws__read_attr(int dirfd, const char *name, char *buf, size_t size);
  * which makes sysfs run the driver's show() again. */
 int hws__pread_attr(int fd, char *buf, size_t size);
 
+/* Write @value to an attribute (relative to dirfd, or absolute) in one
+ * write(), as echo does. Returns 0 or a negative errno: what the driver's
+ * store() answered, or -EIO for a short write. */
+int hws__write_attr(int dirfd, const char *name, const char *value);
+
 /* Parse a decimal integer as sysfs prints it: optional leading blanks and
  * sign, digits, optional trailing blanks or newline, nothing else. Returns 0,
  * -EINVAL for anything else (empty included) or -ERANGE. */

@@ -203,7 +203,7 @@ TEST(mistakes_are_refused_with_their_line)
 	expect_error("[daemon]\nlisten = localhost\n", "2: listen: \"localhost\" is not ADDRESS:PORT or off");
 	expect_error("[daemon]\ncolour = blue\n", "2: unknown key \"colour\" in [daemon]");
 	expect_error("poll_interval = 1s\n",
-		     "1: \"poll_interval\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion])");
+		     "1: \"poll_interval\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [fan NAME])");
 	expect_error("[deamon]\npoll_interval = 1s\n", "2: unknown section [deamon]");
 	expect_error("[daemon]\nthis line has no equals sign\n",
 		     "2: not a [section] or a key = value line");
@@ -263,6 +263,92 @@ TEST(long_key_lines_are_refused)
 	n = snprintf(text, sizeof(text), "[daemon]\n# %0500d\nno equals\n", 0);
 	ASSERT_LT(n, (int)sizeof(text));
 	expect_error(text, "3: not a [section] or a key = value line");
+}
+
+TEST(fan_sections)
+{
+	struct hwsd_config *c = NULL;
+	const struct hwsd_fan_conf *f;
+	char *error;
+
+	ASSERT_EQ(load("[daemon]\nfan_state = /run/x/fans\n"
+		       "[fan cpu]\noutput = w83793-*/pwm2\n"
+		       "sources = w83793-*/temp1, coretemp-isa-0000/Package id 0\n"
+		       "combine = average\ncurve = 40:0 40:100 60:255\nhysteresis = 0\n"
+		       "min_output = 10%\nmax_step = 20\nstart_output = 150\nstart_time = 500ms\n"
+		       "spin_down = 30s\ninterval = 1s\nfailsafe_after = 5\non_conflict = yield\n"
+		       "[fan mac]\noutput = applesmc-*/fan1\nmode = floor\nsources = applesmc-*/TC0P\n"
+		       "curve = 50:2000 70:6000\ncurve_type = steps\n",
+		       &c, &error), 0);
+	ASSERT_STR_EQ(c->fan_state, "/run/x/fans");
+	ASSERT_EQ(c->n_fans, 2);
+	f = &c->fans[0];
+	ASSERT_STR_EQ(f->name, "cpu");
+	ASSERT_STR_EQ(f->chip, "w83793-*");
+	ASSERT_STR_EQ(f->output, "pwm2");
+	ASSERT_EQ(f->n_sources, 2);
+	ASSERT_STR_EQ(f->sources[1].chip, "coretemp-isa-0000");
+	ASSERT_STR_EQ(f->sources[1].feature, "Package id 0");
+	ASSERT_TRUE(f->average);
+	ASSERT_EQ(f->n_points, 3);
+	ASSERT_TRUE(f->points[1].temp == 40 && f->points[1].level.value == 100);
+	ASSERT_TRUE(f->hysteresis == 0);
+	ASSERT_TRUE(f->min_output.percent && f->min_output.value == 10);
+	ASSERT_TRUE(f->has_max_step && f->max_step.value == 20);
+	ASSERT_EQ(f->start_ms, 500);
+	ASSERT_EQ(f->spin_down_ms, 30000);
+	ASSERT_EQ(f->interval_ms, 1000);
+	ASSERT_EQ(f->failsafe_after, 5);
+	ASSERT_FALSE(f->retake);
+	f = &c->fans[1];
+	ASSERT_TRUE(f->floor && f->steps && !f->average && f->retake);
+	ASSERT_EQ(f->failsafe_after, 3);
+	ASSERT_TRUE(f->hysteresis == 2);
+	hwsd_config_free(c);
+
+	ASSERT_EQ(hwsd_config_load(NULL, &c, NULL), 0);
+	ASSERT_STR_EQ(c->fan_state, HWSD_DEFAULT_FAN_STATE);
+	hwsd_config_free(c);
+}
+
+TEST(fan_mistakes)
+{
+	static const char head[] = "[fan a]\noutput = w83793-*/pwm1\nsources = w83793-*/temp1\ncurve = 40:0 60:100%\n";
+	static const struct { const char *key, *error; } cases[] = {
+		{ "output = pwm1", "5: output: \"pwm1\" is not CHIP/NAME (w83793-*/pwm1)" },
+		{ "output = w83793-*/temp1", "5: output: \"temp1\" is not pwmN, or fanN on applesmc" },
+		{ "output = w83793-*/pwm0", "5: output: \"pwm0\" is not pwmN, or fanN on applesmc" },
+		{ "sources = w83793-*/temp1,,x/y", "5: sources: an empty source in \"w83793-*/temp1,,x/y\"" },
+		{ "curve = 40:0 30:50%", "5: curve: the points go by rising temperature (30 after 40)" },
+		{ "curve = 40", "5: curve: \"40\" is not TEMP:LEVEL (50:40%)" },
+		{ "curve = 40:lots", "5: curve: \"lots\" is not an output level (128, or 0% to 100%)" },
+		{ "curve = 40:0 40:5 40:9", "5: curve: three points at 40 degrees" },
+		{ "curve = 400:0", "5: curve: \"400\" is not a temperature in degrees Celsius" },
+		{ "min_output = 120%", "5: min_output: \"120%\" is not an output level (a value such as 128, or 0% to 100%)" },
+		{ "hysteresis = -1", "5: hysteresis: \"-1\" is not 0 to 50 degrees" },
+		{ "combine = min", "5: combine: \"min\" is not max or average" },
+		{ "mode = auto", "5: mode: \"auto\" is not manual or floor" },
+		{ "mode = floor", "2: [fan a]: mode = floor is for applesmc's fanN outputs, not pwm1" },
+		{ "failsafe_after = 0", "5: failsafe_after: \"0\" is not 1 to 100 readings" },
+		{ "on_conflict = fight", "5: on_conflict: \"fight\" is not yield or retake" },
+		{ "tach = pwm1", "5: tach: \"pwm1\" is not fanN" },
+		{ "min_output = 200\nmax_output = 100", "2: [fan a]: min_output is above max_output" },
+		{ "speed = 3", "5: unknown key \"speed\" in [fan a]" },
+	};
+	char text[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s\n", head, cases[i].key);
+		expect_error(text, cases[i].error);
+	}
+	expect_error("[fan a b]\noutput = x-*/pwm1\n", "2: [fan a b]: a fan name is letters, digits, '-' and '_'");
+	expect_error("[fan a]\nsources = w83793-*/temp1\ncurve = 40:0\n", "2: [fan a]: no output");
+	expect_error("[fan a]\noutput = w83793-*/pwm1\ncurve = 40:0\n", "2: [fan a]: no sources");
+	expect_error("[fan a]\noutput = w83793-*/pwm1\nsources = w83793-*/temp1\n", "2: [fan a]: no curve");
+	expect_error("[fan a]\noutput = w83793-*/pwm1\nsources = w83793-*/temp1\ncurve = 40:0\n"
+		     "[fan b]\noutput = w83793-*/pwm1\nsources = w83793-*/temp1\ncurve = 40:0\n",
+		     "6: [fan b]: w83793-*/pwm1 is [fan a]'s output already");
+	expect_error("[daemon]\nfan_state = run/fans\n", "2: fan_state: \"run/fans\" is not an absolute path");
 }
 
 int main(int argc, char **argv) { return hws_test_main(argc, argv); }

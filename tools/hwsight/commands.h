@@ -12,5 +12,6 @@ int hws_cmd_detect(int argc, char **argv);
 int hws_cmd_motion(int argc, char **argv);
 int hws_cmd_cameras(int argc, char **argv);
 int hws_cmd_capture(int argc, char **argv);
+int hws_cmd_fans(int argc, char **argv);
 
 #endif

@@ -15,7 +15,8 @@
 	X(detect, "identify monitor chips on I2C buses, read-only") \
 	X(motion, "accelerometer readings, orientation and motion events") \
 	X(cameras, "list V4L2 cameras and their 300 Hz-friendly modes") \
-	X(capture, "capture frames, paced on the 300 Hz grid")
+	X(capture, "capture frames, paced on the 300 Hz grid") \
+	X(fans, "list fan outputs; --calibrate finds a fan's stop and start duty")
 
 static const struct command {
 	const char *name;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 
 #include "options.h"
 
@@ -35,4 +36,26 @@ int tool_help_or_try_help(int c, const char *cmd, void (*usage)(FILE *f))
 	}
 	fprintf(stderr, "Try 'hwsight %s --help'.\n", cmd);
 	return 2;
+}
+
+int tool_check_chip_patterns(const struct hws_sensors *s, const char *cmd, char **patterns, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (hws_sensors_chip_match(s, NULL, patterns[i]) < 0) {
+			fprintf(stderr, "hwsight %s: '%s' is not a chip name (try w83793-* or *-isa-*)\n", cmd,
+				patterns[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+bool tool_chip_selected(const struct hws_sensors *s, const struct hws_chip *chip, char **patterns, int n)
+{
+	if (!n)
+		return true;
+	for (int i = 0; i < n; i++)
+		if (hws_sensors_chip_match(s, chip, patterns[i]) > 0)
+			return true;
+	return false;
 }

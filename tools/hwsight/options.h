@@ -2,7 +2,10 @@
 #ifndef HWSIGHT_TOOL_OPTIONS_H
 #define HWSIGHT_TOOL_OPTIONS_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include <hwsight/sensors.h>
 
 /* Option parsing helpers the subcommands share. */
 
@@ -25,5 +28,14 @@ int tool_help_or_usage_error(int c, void (*usage)(FILE *f));
  * else says "Try 'hwsight CMD --help'." and returns 2 (a usage error).
  */
 int tool_help_or_try_help(int c, const char *cmd, void (*usage)(FILE *f));
+
+/*
+ * Chip name patterns given on the command line (w83793-*, *-isa-*):
+ * tool_check_chip_patterns() says which one does not parse, prefixed
+ * "hwsight CMD", and returns -EINVAL; tool_chip_selected() is true when
+ * @chip matches one, or when there is none.
+ */
+int tool_check_chip_patterns(const struct hws_sensors *s, const char *cmd, char **patterns, int n);
+bool tool_chip_selected(const struct hws_sensors *s, const struct hws_chip *chip, char **patterns, int n);
 
 #endif

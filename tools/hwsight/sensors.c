@@ -357,16 +357,6 @@ static void print_human_chip(FILE *f, const struct hws_chip *chip, const struct 
 	fputc('\n', f);
 }
 
-static bool selected(const struct hws_sensors *s, const struct hws_chip *chip, const struct options *o)
-{
-	if (!o->n_patterns)
-		return true;
-	for (int i = 0; i < o->n_patterns; i++)
-		if (hws_sensors_chip_match(s, chip, o->patterns[i]) > 0)
-			return true;
-	return false;
-}
-
 /* Prints one reading of the selected chips; returns how many values of
  * them were readable, or -1 if no chip was selected. */
 static int print_all(const struct hws_sensors *s, const struct options *o)
@@ -381,7 +371,8 @@ static int print_all(const struct hws_sensors *s, const struct options *o)
 		/* A chip without a single channel is no sensor (sensors(1)
 		 * leaves it out too); -j carries exactly the chips sensors -j
 		 * does, those libsensors lists. */
-		if (!chip->present || !chip->n_features || !selected(s, chip, o) ||
+		if (!chip->present || !chip->n_features ||
+		    !tool_chip_selected(s, chip, o->patterns, o->n_patterns) ||
 		    (o->output == OUT_JSON && !chip->listed))
 			continue;
 		for (size_t f = 0; f < chip->n_features; f++)
@@ -401,18 +392,6 @@ static int print_all(const struct hws_sensors *s, const struct options *o)
 	return chips ? readable : -1;
 }
 
-static int check_patterns(const struct hws_sensors *s, const struct options *o)
-{
-	for (int i = 0; i < o->n_patterns; i++) {
-		if (hws_sensors_chip_match(s, NULL, o->patterns[i]) < 0) {
-			fprintf(stderr, "hwsight sensors: '%s' is not a chip name (try w83793-* or *-isa-*)\n",
-				o->patterns[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static int apply_sets(struct hws_sensors *s, const struct options *o)
 {
 	int status = 0;
@@ -421,7 +400,7 @@ static int apply_sets(struct hws_sensors *s, const struct options *o)
 		const struct hws_chip *chip = hws_sensors_chip(s, i);
 		int r;
 
-		if (!selected(s, chip, o))
+		if (!tool_chip_selected(s, chip, o->patterns, o->n_patterns))
 			continue;
 		r = hws_sensors_apply_sets(s, chip);
 		if (r < 0 && r != -EOPNOTSUPP) {
@@ -462,7 +441,7 @@ int hws_cmd_sensors(int argc, char **argv)
 			fprintf(stderr, "hwsight sensors: cannot read the sensors: %s\n", strerror(-r));
 		return 1;
 	}
-	if (check_patterns(s, &o) < 0) {
+	if (tool_check_chip_patterns(s, "sensors", o.patterns, o.n_patterns) < 0) {
 		hws_sensors_free(s);
 		return 2;
 	}
