@@ -116,7 +116,11 @@ void hwsd_fan_law_step(const struct hwsd_fan_law *law, struct hwsd_fan_run *run,
 			out = run->value;
 	}
 	run->kicked = false;
-	if (out > 0 && law->start_ms && (run->value == 0 || stalled) && out < (long)law->start) {
+	/* A stalled fan is started again unless the output is on its way
+	 * down: below its stop duty a fan stops, and kicking it there would
+	 * only start it to let it stop again. */
+	if (out > 0 && law->start_ms && out < (long)law->start &&
+	    (run->value == 0 || (stalled && out >= run->value))) {
 		ret->kick = run->kicked = true;
 		ret->next_ms = law->start_ms;
 		out = (long)law->start;

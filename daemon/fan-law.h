@@ -13,8 +13,8 @@
  *     by less than that moves nothing;
  *   - min and max output bound what the curve says;
  *   - a fan that would start from standstill (the last value 0, or the
- *     tach reading 0 while driven) gets the start level for start_ms
- *     first, as fancontrol does with MINSTART;
+ *     tach reading 0 while driven and the output not falling) gets the
+ *     start level for start_ms first, as fancontrol does with MINSTART;
  *   - a stop waits spin_down_ms of the curve asking for 0;
  *   - a change is at most max_step per step (not for a kick or failsafe);
  *   - no temperature (the sources failed): full output.

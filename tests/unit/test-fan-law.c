@@ -63,9 +63,11 @@ TEST(fancontrol_curve)
 		{ 59.999, false, 5000, 254, false },
 		{ 60, false, 6000, 255, false },
 		{ 75, false, 7000, 255, false },
-		{ 45.5, true, 8000, 150, true },        /* the tach reads 0: kick */
-		{ 45.5, false, 9000, 142, false },
-		{ 20, false, 10000, 0, false },
+		{ 45.5, false, 8000, 142, false },
+		{ 45.5, true, 9000, 150, true },        /* the tach reads 0: kick */
+		{ 45.5, false, 10000, 142, false },
+		{ 41, true, 11000, 107, false },        /* falling: a stall is no start */
+		{ 20, false, 12000, 0, false },
 	};
 
 	conf.hysteresis = 0;

@@ -46,7 +46,8 @@ cleanup() {
 	{
 		awk '!/^#/ && NF { print $1, $2 }' "$HWS_LAB_DIR/presets/w83793-fans.regs"
 		printf '2 0x%02x\n' 1 2
-		echo 0 0xb3; echo 0 0xb4
+		echo 0 0xb3; echo 0 0xb4; echo 0 0xb5
+		printf '0 0x%02x\n' 0x25 0x26 0x27 0x28   # fan2 and fan3, fan-sim's too
 	} | while read -r b r; do
 		v=$(preset_reg "$HWS_LAB_PRESET" "$b" "$r")
 		echo "$b $r ${v:-0}"
@@ -193,6 +194,7 @@ kill "$bus_pid" 2>/dev/null
 # 40, MAXTEMP 60, MINSTOP 100, MINSTART 150 is 40:0 40:100 60:255.
 echo 0 >"$dev/temp2_auto_channels_pwm"
 echo 1 >"$dev/temp1_auto_channels_pwm"   # Smart Fan holds pwm1 alone
+echo 0 >"$dev/pwm3"                      # fan3 at rest, as the trace starts
 hwmon=
 for h in /sys/class/hwmon/hwmon*; do
 	[ "$(readlink -f "$h/device")" = "$(readlink -f "$dev")" ] && hwmon=${h##*/}
