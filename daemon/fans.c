@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <hwsight/fan.h>
 
+#include "contract.h"
 #include "fan-law.h"
 #include "fans.h"
 #include "fs.h"
@@ -263,10 +264,12 @@ static int take(struct hwsd_fan *fan)
 	const struct hws_fan_options opts = {
 		.hold = conf->floor ? HWS_FAN_HOLD_FLOOR : HWS_FAN_HOLD_MANUAL, .tach = conf->tach,
 	};
-	const struct hws_chip *chip = output_chip(fan);
+	const struct hws_chip *chip;
 	struct hws_fan_info info;
 	int r;
 
+	hwsd_assert_on(fan->fans->wq);
+	chip = output_chip(fan);
 	if (!chip) {
 		if (!fan->missing_logged)
 			log_warning("[fan %s]: no chip matching %s has %s; looking again every %u ms",
@@ -354,6 +357,7 @@ static void fan_work(struct work_struct *work)
 	double temp = NAN;
 	int r, t;
 
+	hwsd_assert_on(fan->fans->wq);
 	if (fan->yielded)
 		return;
 	if (!fan->held && take(fan) < 0)
@@ -440,6 +444,7 @@ int hwsd_fans_new(const struct hwsd_config *c, struct hws_sensors *s,
 
 void hwsd_fans_start(struct hwsd_fans *fs)
 {
+	hwsd_assert_main();
 	for (size_t i = 0; fs && i < fs->n; i++)
 		queue_delayed_work(fs->wq, &fs->fan[i].dwork, 0);
 }
@@ -450,6 +455,7 @@ void hwsd_fans_stop(struct hwsd_fans *fs)
 
 	if (!fs)
 		return;
+	hwsd_assert_main();
 	for (size_t i = 0; i < fs->n; i++)
 		cancel_delayed_work_sync(&fs->fan[i].dwork);
 	for (size_t i = 0; i < fs->n; i++) {
@@ -491,6 +497,7 @@ struct hwsd_fans *hwsd_fans_free(struct hwsd_fans *fs)
 
 void hwsd_fans_resumed(struct hwsd_fans *fs)
 {
+	hwsd_assert_main();
 	for (size_t i = 0; fs && i < fs->n; i++) {
 		atomic_store(&fs->fan[i].retake, true);
 		mod_delayed_work(fs->wq, &fs->fan[i].dwork, 0);
