@@ -47,6 +47,7 @@ struct hwsd_fan {
 	bool yielded;                  /* P: another program has it now */
 	bool missing_logged;           /* P */
 	int write_error;               /* P: the last failure logged, 0 */
+	long written;                  /* P: the value last written; -1: write the next */
 	atomic_bool retake;            /* set by the main thread after a sleep */
 };
 
@@ -317,6 +318,7 @@ static int take(struct hwsd_fan *fan)
 		return r;
 	}
 	fan->held = true;
+	fan->written = -1;
 	hwsd_fan_run_init(&fan->run, info.value);
 	publish(fan, "fan-take", LOG_NOTICE, (double)info.value,
 		"[fan %s]: took %s/%s from mode %s at %ld%s", conf->name, fan->chip, conf->output,
@@ -345,6 +347,7 @@ static void conflict(struct hwsd_fan *fan)
 		r < 0 ? strerror(-r) : "taken back (on_conflict = retake)");
 	/* Written again below, whatever it holds now. */
 	fan->run.value = -1;
+	fan->written = -1;
 }
 
 static void fan_work(struct work_struct *work)
@@ -369,6 +372,7 @@ static void fan_work(struct work_struct *work)
 			log_warning("[fan %s]: taking %s/%s again after the sleep failed: %s",
 				    conf->name, fan->chip, conf->output, strerror(-r));
 		fan->run.value = -1;
+		fan->written = -1;
 	} else if ((r = hws_fan_check(fan->out)) == 0) {
 		conflict(fan);
 		if (fan->yielded)
@@ -390,7 +394,10 @@ static void fan_work(struct work_struct *work)
 		goto again;  /* nothing read yet: hold */
 	hwsd_fan_law_step(&fan->law, &fan->run, fan->failsafe ? NAN : temp, stalled(fan),
 			  hws__now_ms(), &step);
-	r = hws_fan_set(fan->out, step.value);
+	/* The check above found the output as it was left: an unchanged
+	 * value costs no write (on a W83793, no SMBus transfer). */
+	r = step.value == fan->written ? 0 : hws_fan_set(fan->out, step.value);
+	fan->written = r < 0 ? -1 : step.value;
 	if (r < 0 && r != fan->write_error)
 		log_error("[fan %s]: writing %ld to %s/%s failed: %s", conf->name, step.value,
 			  fan->chip, conf->output, strerror(-r));

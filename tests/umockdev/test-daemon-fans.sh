@@ -42,7 +42,9 @@ cat >"$TMP/run.sh" <<'EOF'
 chip=$UMOCKDEV_DIR/sys/devices/platform/pc87427.2304
 obs() { printf '%s=%s\n' "$1" "$2" >>"$TMP/obs"; }
 state() { echo "$(cat "$chip/pwm1_enable") $(cat "$chip/pwm1")"; }
-is() { [ "$(state)" = "$1" ]; }
+# The daemon's writes truncate the testbed's plain files first: a read can
+# fall between, so what until_is saw last is kept in $seen.
+is() { seen=$(state); [ "$seen" = "$1" ]; }
 until_is() { for _ in $(seq 50); do is "$1" && return 0; sleep 0.1; done; return 1; }
 start() { "$HWSIGHTD" -f -c "$1" 2>>"$TMP/daemon.log" & pid=$!; }
 stop() { kill "-$1" "$pid"; wait "$pid"; }
@@ -50,18 +52,18 @@ set_temp() { printf '%s\n' "$1" >"$chip/temp1_input"; }
 
 obs before "$(state)"
 start "$TMP/fans.conf"
-until_is "1 170"; obs taken "$(state)"
+until_is "1 170"; obs taken "$seen"
 obs state_file "$(grep -c '^cpu ' "$TMP/fans.state" 2>/dev/null)"
 set_temp 45000
-until_is "1 216"; obs at_45 "$(state)"
+until_is "1 216"; obs at_45 "$seen"
 # Another program puts it back to automatic: taken back.
 echo 2 >"$chip/pwm1_enable"
-sleep 0.2; until_is "1 216"; obs retaken "$(state)"
+sleep 0.2; until_is "1 216"; obs retaken "$seen"
 # temp1 stops reading: full output, then back on the curve.
 set_temp garbage
-until_is "1 255"; obs failsafe "$(state)"
+until_is "1 255"; obs failsafe "$seen"
 set_temp 45000
-until_is "1 216"; obs recovered "$(state)"
+until_is "1 216"; obs recovered "$seen"
 stop TERM; obs term_exit $?
 obs after_term "$(state)"
 obs state_after_term "$([ -e "$TMP/fans.state" ] && echo present || echo gone)"
@@ -71,9 +73,9 @@ cp "$TMP/nofans.conf" "$TMP/live.conf"
 start "$TMP/live.conf"
 sleep 0.5
 cp "$TMP/fans.conf" "$TMP/live.conf"; kill -HUP "$pid"
-until_is "1 216"; obs reload_take "$(state)"
+until_is "1 216"; obs reload_take "$seen"
 cp "$TMP/nofans.conf" "$TMP/live.conf"; kill -HUP "$pid"
-until_is "2 102"; obs reload_release "$(state)"
+until_is "2 102"; obs reload_release "$seen"
 stop TERM
 
 # kill -9: the state file stays, --restore-fans puts it back.
@@ -105,12 +107,36 @@ set_temp 30001
 sleep 1
 obs frozen "$(state)"
 echo resume >&7
-until_is "1 100"; obs resumed "$(state)"
+until_is "1 100"; obs resumed "$seen"
 exec 7>&-
 stop TERM
 obs after_sleep_term "$(state)"
 kill "$bus_pid" 2>/dev/null
 set_temp 45000
+
+# kill -9 at any moment of the start and the loop: --restore-fans always
+# brings back what was there.
+bad=0
+for delay in 0 0.02 0.05 0.1 0.15 0.2 0.3 0.45 0.6 0.9; do
+	start "$TMP/fans.conf"
+	sleep "$delay"
+	stop KILL 2>/dev/null
+	"$HWSIGHTD" --restore-fans -c "$TMP/fans.conf" 2>>"$TMP/daemon.log" || bad=$((bad + 1))
+	is "2 102" || { bad=$((bad + 1)); echo "after a kill at $delay s: $(state)" >>"$TMP/kills"; }
+done
+obs random_kills "$bad"
+
+# on_conflict = yield: another program's change is left alone, the state
+# file forgets the output, and the stop does not undo the other program.
+sed 's/^failsafe_after = 3$/on_conflict = yield/' "$TMP/fans.conf" >"$TMP/yield.conf"
+start "$TMP/yield.conf"
+until_is "1 216"
+echo 0 >"$chip/pwm1_enable"; echo 255 >"$chip/pwm1"
+sleep 1
+obs yielded "$(state) $(cat "$TMP/fans.state" 2>/dev/null | grep -c '^cpu ')"
+stop TERM
+obs after_yield "$(state)"
+echo 2 >"$chip/pwm1_enable"; echo 102 >"$chip/pwm1"
 
 # kill -9, then a new start puts it back before taking it again.
 start "$TMP/fans.conf"
@@ -172,6 +198,10 @@ expect_eq "--restore-fans exits 0" "0" "$(obs restore_exit)"
 expect_eq "--restore-fans gives pwm1 back exactly" "2 102" "$(obs restored)"
 expect_eq "--restore-fans removes the state file" "gone" "$(obs state_after_restore)"
 expect_eq "--restore-fans with nothing to restore exits 0" "0" "$(obs restore_again_exit)"
+expect_eq "kill -9 at ten moments of the start and the loop: --restore-fans restores each" "0" "$(obs random_kills)"
+expect_eq "on_conflict = yield: the other program keeps it, the state file forgets it" "0 255 0" "$(obs yielded)"
+expect_line "the yield is logged" '\[fan cpu\]: another program changed pc87427-isa-0900/pwm1; yielding it' "$log"
+expect_eq "and the stop leaves the other program's setting" "0 255" "$(obs after_yield)"
 expect_line "a start after kill -9 puts the fan back first" 'put back 1 fan output left held' "$log"
 expect_eq "and its stop gives the original back, not the crash's" "2 102" "$(obs restart_after_kill)"
 expect_eq "applesmc as found: fan1 auto, fan2 manual at 3000" "0 2000 2000 1 2000 3000" "$(obs smc_before)"
