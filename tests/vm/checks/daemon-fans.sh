@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-check-timeout: 300
 # hwsightd's [fan NAME] on the real w83793 driver (issue 17):
 #  1. the hand-back: pwm1 and pwm2 taken from the chip's Smart Fan (their
 #     bits in tempM_auto_channels_pwm) and every register a take touches --
@@ -216,7 +217,12 @@ sim_pid=$!
 pids+=("$sim_pid")
 sleep "$(awk '!/^#/ && NF && $1 != "time" { t = $1 } END { print t }' "$trace")"
 kill -TERM "$fc_pid" "$pid"
-wait "$fc_pid" "$pid"
+wait "$fc_pid"
+lab_eq "fancontrol exits 0 on SIGTERM" 0 $?
+wait "$pid"
+lab_eq "hwsightd exits 0 on SIGTERM" 0 $?
+# With no pwmN_enable, fancontrol's restore is "full speed".
+lab_eq "fancontrol leaves pwm2 at full (255, reads 252)" 252 "$(pwm_of 2)"
 kill -TERM "$sim_pid"; wait "$sim_pid"
 lab_eq "fan-sim saw no bank race" 0 "$(tail -n 1 "$out/sim.csv" | awk -F, '{ print $NF }')"
 lab_eq "after the run hwsightd gives pwm1 back to Smart Fan" 1 "$(map_of 1)"
@@ -260,6 +266,20 @@ done <"$tmp/steps"
 jump=$(awk -F, 'NR > 2 && p && $6 && p != 148 && $6 != 148 { d = $6 - p; if (d < 0) d = -d; if (d > m) m = d }
 	NR > 1 { p = $6 } END { print m + 0 }' "$out/sim.csv")
 lab_eq "max_step = 16: pwm3's largest step is within 19" yes "$([ "$jump" -le 19 ] && echo yes || echo "no: $jump")"
+
+# fancontrol's own account (its DEBUG lines) agrees with the formula for
+# every cycle, so that the harness is checked against a known controller.
+bad=$(awk '
+	/^tval=/ { t = substr($0, 6) }
+	/^new pwmval=/ {
+		v = substr($0, 12); n++
+		if (t <= 40000) w = 0
+		else if (t >= 60000) w = 255
+		else w = int((t - 40000) * 155 / 20000) + 100
+		if (v != w) { print "tval " t ": wrote " v ", formula " w; exit }
+	}
+	END { if (!n) print "no cycles logged" }' "$out/fancontrol.log")
+lab_eq "every fancontrol cycle wrote the formula's value" "" "$bad"
 
 # Kicks: fancontrol writes MINSTART (150, reads 148) whenever the duty or
 # the fan reads 0; hwsightd only when the curve's value is below it.
