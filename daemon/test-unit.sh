@@ -5,7 +5,7 @@
 # daemon/test-unit.sh security UNIT THRESHOLD
 #
 # verify: systemd-analyze verify on the configured hwsightd.service, with
-# ExecStart= pointed at the daemon just built (the installed path does not
+# ExecStart= and ExecStopPost= pointed at the daemon just built (the installed path does not
 # exist yet) and the manual pages of MANDIR where man(1) looks for the
 # unit's Documentation=. Any message fails the test, not only a non-zero
 # exit: systemd-analyze exits 0 on an unknown or misspelt setting
@@ -44,8 +44,9 @@ verify)
 	case $mandir in /*) ;; *) mandir=$PWD/$mandir ;; esac
 	grep -q '^ExecStart=/[^ ]*/hwsightd ' "$unit" ||
 		die "$unit: ExecStart= does not run hwsightd by absolute path"
-	# The same file, with only the program's path changed.
-	sed "s|^ExecStart=/[^ ]*/hwsightd |ExecStart=$daemon |" "$unit" >"$TMP/hwsightd.service"
+	# The same file, with only the program's path changed (ExecStart= and
+	# ExecStopPost=, which runs --restore-fans).
+	sed "s|^\(Exec[A-Za-z]*=\)/[^ ]*/hwsightd |\1$daemon |" "$unit" >"$TMP/hwsightd.service"
 
 	man_opt=--man=yes
 	if command -v man >/dev/null 2>&1; then
