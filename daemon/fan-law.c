@@ -92,7 +92,7 @@ void hwsd_fan_law_step(const struct hwsd_fan_law *law, struct hwsd_fan_run *run,
 	double v;
 	long out;
 
-	*ret = (struct hwsd_fan_step){ 0 };
+	*ret = (struct hwsd_fan_step){ .target = NAN };
 	if (isnan(temp)) {
 		run->have_temp = false;
 		run->stopping = false;
@@ -100,7 +100,7 @@ void hwsd_fan_law_step(const struct hwsd_fan_law *law, struct hwsd_fan_run *run,
 		ret->value = run->value = (long)law->full;
 		return;
 	}
-	v = clamp(hwsd_fan_law_curve(law, follow(law, run, temp)), law->min, law->max);
+	v = ret->target = clamp(hwsd_fan_law_curve(law, follow(law, run, temp)), law->min, law->max);
 	if (law->max_step > 0 && run->value >= 0 && !run->kicked)
 		v = clamp(v, (double)run->value - law->max_step, (double)run->value + law->max_step);
 	out = (long)floor(v + 1e-9);

@@ -56,6 +56,8 @@ struct hwsd_fan_run {
 
 struct hwsd_fan_step {
 	long value;             /* what to write */
+	double target;          /* the curve at the temperature it follows, within
+				 * min and max output; NaN in failsafe */
 	unsigned next_ms;       /* when to step again; 0: the fan's interval */
 	bool kick;
 };

@@ -41,6 +41,8 @@ struct hwsd_fan {
 	char saved[SAVED_MAX];         /* the original, for the state file; "" when not held */
 	bool held;                     /* P */
 	struct hwsd_fan_law law;       /* P, once held */
+	double lo, hi;                 /* P: the output's range, once held */
+	bool rpm;                      /* P: its values are speeds */
 	struct hwsd_fan_run run;       /* P */
 	unsigned *failures;            /* P: unreadable steps in a row, per source */
 	bool failsafe;                 /* P */
@@ -55,6 +57,7 @@ struct hwsd_fans {
 	struct hws_sensors *sensors;   /* P */
 	struct workqueue_struct *wq;
 	struct hwsd_events *events;
+	struct hwsd_fan_board *board;  /* NULL once handed over */
 	const char *state_path;
 	struct hwsd_fan *fan;
 	size_t n;
@@ -79,6 +82,25 @@ static void publish(struct hwsd_fan *fan, const char *event, int priority, doubl
 	ev.priority = priority;
 	ev.message = message;
 	hwsd_events_publish(fan->fans->events, &ev, 1);
+}
+
+static size_t index_of(const struct hwsd_fan *fan)
+{
+	return (size_t)(fan - fan->fans->fan);
+}
+
+static void show_held(struct hwsd_fan *fan)
+{
+	if (fan->fans->board &&
+	    hwsd_fan_board_held(fan->fans->board, index_of(fan), fan->chip, &fan->law, fan->rpm,
+				fan->run.value) < 0)
+		log_warning("[fan %s]: out of memory: not shown over HTTP", fan->conf->name);
+}
+
+static void show_released(struct hwsd_fan *fan)
+{
+	if (fan->fans->board)
+		hwsd_fan_board_released(fan->fans->board, index_of(fan), fan->yielded);
 }
 
 /*
@@ -246,6 +268,7 @@ static bool stalled(const struct hwsd_fan *fan)
 
 static void let_go(struct hwsd_fan *fan)
 {
+	show_released(fan);
 	fan->held = false;
 	fan->saved[0] = '\0';
 	hwsd_fan_law_done(&fan->law);
@@ -293,8 +316,11 @@ static int take(struct hwsd_fan *fan)
 		fan->out = hws_fan_free(fan->out);
 		return r;
 	}
+	fan->lo = (double)info.min;
+	fan->hi = (double)info.max;
+	fan->rpm = info.unit == HWS_FAN_UNIT_RPM;
 	/* A speed is the SMC's to reach: no kick. */
-	if (info.unit == HWS_FAN_UNIT_RPM)
+	if (fan->rpm)
 		fan->law.start_ms = 0;
 	r = hws_fan_save(fan->out);
 	if (r >= 0)
@@ -320,6 +346,7 @@ static int take(struct hwsd_fan *fan)
 	fan->held = true;
 	fan->written = -1;
 	hwsd_fan_run_init(&fan->run, info.value);
+	show_held(fan);
 	publish(fan, "fan-take", LOG_NOTICE, (double)info.value,
 		"[fan %s]: took %s/%s from mode %s at %ld%s", conf->name, fan->chip, conf->output,
 		info.mode, info.value, info.unit == HWS_FAN_UNIT_RPM ? " RPM" : "");
@@ -336,8 +363,8 @@ static void conflict(struct hwsd_fan *fan)
 		publish(fan, "fan-yield", LOG_WARNING, NAN,
 			"[fan %s]: another program changed %s/%s; yielding it (on_conflict = yield) until a reload",
 			conf->name, fan->chip, conf->output);
-		let_go(fan);
 		fan->yielded = true;
+		let_go(fan);
 		state_write(fan->fans);
 		return;
 	}
@@ -404,6 +431,10 @@ static void fan_work(struct work_struct *work)
 	else if (r >= 0 && fan->write_error)
 		log_notice("[fan %s]: %s/%s can be written again", conf->name, fan->chip, conf->output);
 	fan->write_error = r < 0 ? r : 0;
+	if (fan->fans->board)
+		hwsd_fan_board_step(fan->fans->board, index_of(fan),
+				    fan->run.have_temp ? fan->run.temp : NAN, step.target,
+				    step.value, fan->failsafe);
 	if (fan->failsafe)
 		log_debug("[fan %s]: failsafe -> %ld", conf->name, step.value);
 	else
@@ -418,13 +449,13 @@ again:
 
 int hwsd_fans_new(const struct hwsd_config *c, struct hws_sensors *s,
 		  struct workqueue_struct *wq, struct hwsd_events *events,
-		  struct hwsd_fans **ret)
+		  struct hwsd_fan_board *board, struct hwsd_fans **ret)
 {
 	struct hwsd_fans *fs = calloc(1, sizeof(*fs));
 
 	if (!fs)
 		return -ENOMEM;
-	*fs = (struct hwsd_fans){ .sensors = s, .wq = wq, .events = events,
+	*fs = (struct hwsd_fans){ .sensors = s, .wq = wq, .events = events, .board = board,
 				  .state_path = c->fan_state };
 	fs->fan = calloc(c->n_fans ? c->n_fans : 1, sizeof(*fs->fan));
 	if (!fs->fan) {
@@ -445,6 +476,10 @@ int hwsd_fans_new(const struct hwsd_config *c, struct hws_sensors *s,
 		}
 		INIT_DELAYED_WORK(&fan->dwork, fan_work);
 	}
+	if (hwsd_fan_board_reset(board, c->fans, c->n_fans) < 0) {
+		hwsd_fans_free(fs);
+		return -ENOMEM;
+	}
 	*ret = fs;
 	return 0;
 }
@@ -456,35 +491,122 @@ void hwsd_fans_start(struct hwsd_fans *fs)
 		queue_delayed_work(fs->wq, &fs->fan[i].dwork, 0);
 }
 
-void hwsd_fans_stop(struct hwsd_fans *fs)
+void hwsd_fans_pause(struct hwsd_fans *fs)
 {
-	int r;
-
-	if (!fs)
-		return;
 	hwsd_assert_main();
-	for (size_t i = 0; i < fs->n; i++)
+	for (size_t i = 0; fs && i < fs->n; i++)
 		cancel_delayed_work_sync(&fs->fan[i].dwork);
-	for (size_t i = 0; i < fs->n; i++) {
-		struct hwsd_fan *fan = &fs->fan[i];
+}
 
-		if (!fan->held)
-			continue;
-		r = hws_fan_release(fan->out);
-		if (r < 0) {
-			/* Left in the state file, for --restore-fans. */
-			log_error("[fan %s]: giving %s/%s back failed: %s", fan->conf->name, fan->chip,
-				  fan->conf->output, strerror(-r));
-			fan->held = false;
-			continue;
-		}
-		publish(fan, "fan-release", LOG_NOTICE, NAN, "[fan %s]: gave %s/%s back as it was",
-			fan->conf->name, fan->chip, fan->conf->output);
-		let_go(fan);
+/* Give a held output back; the caller writes the state file. */
+static void release(struct hwsd_fan *fan)
+{
+	int r = hws_fan_release(fan->out);
+
+	if (r < 0) {
+		/* Left in the state file, for --restore-fans. */
+		log_error("[fan %s]: giving %s/%s back failed: %s", fan->conf->name, fan->chip,
+			  fan->conf->output, strerror(-r));
+		show_released(fan);
+		fan->held = false;
+		return;
 	}
-	r = state_write(fs);
+	publish(fan, "fan-release", LOG_NOTICE, NAN, "[fan %s]: gave %s/%s back as it was",
+		fan->conf->name, fan->chip, fan->conf->output);
+	let_go(fan);
+}
+
+static void state_update(struct hwsd_fans *fs)
+{
+	int r = state_write(fs);
+
 	if (r < 0)
 		log_error("%s: %s", fs->state_path, strerror(-r));
+}
+
+void hwsd_fans_stop(struct hwsd_fans *fs)
+{
+	if (!fs)
+		return;
+	hwsd_fans_pause(fs);
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->fan[i].held)
+			release(&fs->fan[i]);
+	state_update(fs);
+}
+
+/* @b drives the output @a held the same way. */
+static bool same_output(const struct hwsd_fan_conf *a, const struct hwsd_fan_conf *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->chip, b->chip) &&
+	       !strcmp(a->output, b->output) && a->floor == b->floor &&
+	       !strcmp(a->tach ? a->tach : "", b->tach ? b->tach : "");
+}
+
+static struct hwsd_fan *keeper(struct hwsd_fans *fs, const struct hwsd_fan *old)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (same_output(old->conf, fs->fan[i].conf))
+			return &fs->fan[i];
+	return NULL;
+}
+
+/* @fan goes on from where @old is, on its own curve. */
+static int adopt(struct hwsd_fan *fan, struct hwsd_fan *old)
+{
+	int r = hwsd_fan_law_make(fan->conf, old->lo, old->hi, &fan->law);
+
+	if (r < 0)
+		return r;
+	if (old->rpm)
+		fan->law.start_ms = 0;
+	fan->out = old->out;
+	fan->chip = old->chip;
+	memcpy(fan->saved, old->saved, sizeof(fan->saved));
+	fan->lo = old->lo;
+	fan->hi = old->hi;
+	fan->rpm = old->rpm;
+	fan->run = old->run;
+	fan->written = old->written;
+	fan->held = true;
+	old->out = NULL;
+	old->chip = NULL;
+	old->saved[0] = '\0';
+	old->held = false;
+	hwsd_fan_law_done(&old->law);
+	show_held(fan);
+	log_info("[fan %s]: %s/%s stays held", fan->conf->name, fan->chip, fan->conf->output);
+	return 0;
+}
+
+void hwsd_fans_take_over(struct hwsd_fans *fs, struct hwsd_fans *prev)
+{
+	if (!prev)
+		return;
+	hwsd_assert_main();
+	/* The board shows @fs's fans now. */
+	prev->board = NULL;
+	for (size_t i = 0; i < prev->n; i++)
+		if (prev->fan[i].held && !keeper(fs, &prev->fan[i]))
+			release(&prev->fan[i]);
+	/* What is kept stays in a state file at every moment: @prev's lists
+	 * it until @fs's does. */
+	state_update(prev);
+	for (size_t i = 0; i < prev->n; i++) {
+		struct hwsd_fan *old = &prev->fan[i];
+		int r;
+
+		if (!old->held)
+			continue;
+		r = adopt(keeper(fs, old), old);
+		if (r < 0) {
+			log_error("[fan %s]: %s", old->conf->name, strerror(-r));
+			release(old);
+		}
+	}
+	state_update(fs);
+	if (strcmp(prev->state_path, fs->state_path))
+		state_update(prev);
 }
 
 struct hwsd_fans *hwsd_fans_free(struct hwsd_fans *fs)

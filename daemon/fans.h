@@ -10,8 +10,11 @@
  * "hwsightd --restore-fans" can put it back; a clean stop, a reload and a
  * failed start put it back themselves.
  *
- * new, start, stop, resumed and free are for the main thread; the rest
- * runs on the poll queue.
+ * What each fan does is published on a board (fan-board.h) for the HTTP
+ * side.
+ *
+ * new, take_over, start, pause, stop, resumed and free are for the main
+ * thread; the rest runs on the poll queue.
  */
 
 #include <stdbool.h>
@@ -21,6 +24,7 @@
 
 #include "config.h"
 #include "events.h"
+#include "fan-board.h"
 
 struct hwsd_fans;
 
@@ -28,15 +32,31 @@ struct hwsd_fans;
  * hwsd_fans_new - the fans of @c, not started
  * @s: the sensors the pollers read (touched only on @wq)
  * @wq: the poll queue
+ * @board: where they show what they do; reset to @c's fans
  *
  * Return: 0 or -ENOMEM.
  */
 int hwsd_fans_new(const struct hwsd_config *c, struct hws_sensors *s,
 		  struct workqueue_struct *wq, struct hwsd_events *events,
-		  struct hwsd_fans **ret);
+		  struct hwsd_fan_board *board, struct hwsd_fans **ret);
+
+/*
+ * hwsd_fans_take_over - a reload's hand-over, before @f starts
+ * @prev: the running config's fans, paused
+ *
+ * An output @prev holds that @f drives the same way (the same [fan]
+ * name, output, mode and tach) stays held, with no write to the chip, so
+ * that a reload changing a curve does not hand a fan to its firmware and
+ * back; the others are given back. Once done @prev holds nothing and the
+ * state file lists what @f holds. @prev may be NULL.
+ */
+void hwsd_fans_take_over(struct hwsd_fans *f, struct hwsd_fans *prev);
 
 /* Queue every fan's first step, behind the polls already queued. */
 void hwsd_fans_start(struct hwsd_fans *f);
+
+/* Stop the steps, the outputs staying held (a reload). */
+void hwsd_fans_pause(struct hwsd_fans *f);
 
 /* Stop the steps and give every output back as it was; the state file
  * is removed once nothing is held. */

@@ -40,6 +40,7 @@
 #include "config.h"
 #include "events.h"
 #include "exec.h"
+#include "fan-board.h"
 #include "live.h"
 #include "readings.h"
 #include "status.h"
@@ -72,6 +73,7 @@ struct hwsd {
 	struct hwsd_guard *guard;          /* M: NULL without disk protection */
 	struct hwsd_fans *fans;            /* M: NULL when not running */
 	struct hwsd_readings readings;     /* what the pollers publish */
+	struct hwsd_fan_board fan_board;   /* what the fans publish */
 	struct hwsd_history *history;      /* NULL: no usable state directory */
 
 	struct hwsd_events *events;        /* the sink, subscribed to at the start */

@@ -326,20 +326,32 @@ static void guard_stop(struct hwsd *d)
 	d->guard = hwsd_guard_free(d->guard);
 }
 
-/* Fan control steps on the poll queue, behind the first polls. */
-static int fans_start(struct hwsd *d)
+static void fans_drop(struct hwsd_fans *f)
 {
-	int r = hwsd_fans_new(d->config, d->sensors, d->poll_wq, d->events, &d->fans);
+	hwsd_fans_stop(f);
+	hwsd_fans_free(f);
+}
 
-	if (r >= 0)
-		hwsd_fans_start(d->fans);
-	return r;
+/* Fan control steps on the poll queue, behind the first polls; what
+ * @prev (a reload's paused fans, or NULL) holds is kept or given back. */
+static int fans_start(struct hwsd *d, struct hwsd_fans *prev)
+{
+	int r = hwsd_fans_new(d->config, d->sensors, d->poll_wq, d->events, &d->fan_board, &d->fans);
+
+	if (r < 0) {
+		fans_drop(prev);
+		return r;
+	}
+	hwsd_fans_take_over(d->fans, prev);
+	hwsd_fans_free(prev);
+	hwsd_fans_start(d->fans);
+	return 0;
 }
 
 static void fans_stop(struct hwsd *d)
 {
-	hwsd_fans_stop(d->fans);
-	d->fans = hwsd_fans_free(d->fans);
+	fans_drop(d->fans);
+	d->fans = NULL;
 }
 
 static void jobs_stop(struct hwsd *d)
@@ -351,20 +363,24 @@ static void jobs_stop(struct hwsd *d)
 }
 
 /* The jobs of d->config, in the order in which one may trigger the next;
- * all of them or none. @guard is the one jobs_prepare() made. */
-static int jobs_start(struct hwsd *d, struct hwsd_guard *guard)
+ * all of them or none. @guard is the one jobs_prepare() made; @prev the
+ * fans a reload paused (NULL at the start), kept or given back. */
+static int jobs_start(struct hwsd *d, struct hwsd_guard *guard, struct hwsd_fans *prev)
 {
 	int r = hwsd_cameras_start(d);
 
 	if (r < 0) {
 		hwsd_guard_free(guard);
 		hwsd_cameras_stop(d);
+		fans_drop(prev);
 		return r;
 	}
 	guard_start(d, guard);
 	r = hwsd_pollers_start(d);
 	if (r >= 0)
-		r = fans_start(d);
+		r = fans_start(d, prev);
+	else
+		fans_drop(prev);
 	if (r < 0)
 		jobs_stop(d);
 	return r;
@@ -429,6 +445,7 @@ static void reload(struct main_loop *ml)
 	struct hwsd *d = &ml->d;
 	struct hwsd_config *c = NULL, *old = d->config;
 	struct hwsd_guard *guard = NULL;
+	struct hwsd_fans *paused;
 	char why[768];
 	int r;
 
@@ -444,7 +461,8 @@ static void reload(struct main_loop *ml)
 	}
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
 	hwsd_live_set_pause(&d->live, true);
-	fans_stop(d);
+	/* Paused, not stopped: what the new config keeps stays held. */
+	hwsd_fans_pause(d->fans);
 	hwsd_pollers_stop(d);
 	r = sensors_reconfigure(d, c, why, sizeof(why));
 	if (r < 0) {
@@ -453,14 +471,19 @@ static void reload(struct main_loop *ml)
 		hwsd_config_free(c);
 		r = hwsd_pollers_start(d);
 		if (r >= 0)
-			r = fans_start(d);
+			hwsd_fans_start(d->fans);
+		else
+			fans_stop(d);
 		goto done;
 	}
 	guard_stop(d);
 	hwsd_cameras_stop(d);
+	/* The old config stays until the end: the paused fans point in it. */
+	paused = d->fans;
+	d->fans = NULL;
 	config_use(d, c);
 	apply_logging(ml);
-	r = jobs_start(d, guard);
+	r = jobs_start(d, guard, paused);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "its jobs cannot start: %s", strerror(-r));
 		refuse(why);
@@ -470,7 +493,7 @@ static void reload(struct main_loop *ml)
 		r = sensors_reconfigure(d, d->config, why, sizeof(why));
 		if (r >= 0)
 			r = jobs_prepare(d, d->config, &guard, why, sizeof(why));
-		if (r >= 0 && (r = jobs_start(d, guard)) < 0)
+		if (r >= 0 && (r = jobs_start(d, guard, NULL)) < 0)
 			snprintf(why, sizeof(why), "%s", strerror(-r));
 		if (r < 0)
 			log_error("the running configuration cannot start again: %s", why);
@@ -716,6 +739,7 @@ static void teardown(struct main_loop *ml)
 	hwsd_status_done(&d->status);
 	hwsd_config_free(d->config);
 	hwsd_readings_done(&d->readings);
+	hwsd_fan_board_done(&d->fan_board);
 	d->history = hwsd_history_free(d->history);
 	hwsd_live_set_done(&d->live);
 	pthread_mutex_destroy(&d->pollers_lock);
@@ -751,6 +775,7 @@ int main(int argc, char **argv)
 	}
 	pthread_mutex_init(&d->pollers_lock, NULL);
 	hwsd_readings_init(&d->readings);
+	hwsd_fan_board_init(&d->fan_board);
 	hwsd_live_set_init(&d->live);
 	hwsd_pollers_init(d);
 	if (!ml.o.foreground && !ml.o.once && !getenv("NOTIFY_SOCKET") && !getenv("INVOCATION_ID")) {
@@ -786,6 +811,7 @@ int main(int argc, char **argv)
 	ml.view = (struct hwsd_view){
 		.readings = &d->readings, .live = &d->live, .history = d->history,
 		.counters = &d->counters, .motion_watched = &d->motion_watched,
+		.fans = &d->fan_board,
 	};
 	r = queues_create(d);
 	if (r >= 0)
@@ -794,7 +820,7 @@ int main(int argc, char **argv)
 	if (r >= 0)
 		r = jobs_prepare(d, d->config, &guard, why, sizeof(why));
 	if (r >= 0) {
-		r = jobs_start(d, guard);
+		r = jobs_start(d, guard, NULL);
 		snprintf(why, sizeof(why), "%s", strerror(-r));
 	}
 	if (r < 0) {

@@ -5,7 +5,7 @@
 /*
  * What the HTTP side sees of the daemon: only what the jobs publish for
  * any thread to read, each piece with its own lock or atomics (readings.h,
- * live.h, history.h, events.h). main.c fills it once at the start; the
+ * live.h, history.h, events.h, fan-board.h). main.c fills it once at the start; the
  * fuzz targets fill it with made-up readings. Nothing in it starts, stops
  * or reaches a device.
  */
@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 struct hwsd_counters;
+struct hwsd_fan_board;
 struct hwsd_history;
 struct hwsd_live_set;
 struct hwsd_readings;
@@ -23,6 +24,7 @@ struct hwsd_view {
 	struct hwsd_history *history;       /* NULL: no history kept */
 	const struct hwsd_counters *counters;
 	const atomic_bool *motion_watched;  /* the motion guard runs */
+	struct hwsd_fan_board *fans;        /* the [fan] sections' states */
 };
 
 #endif

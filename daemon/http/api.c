@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * /api/v1/sensors, /api/v1/alarms and /api/v1/cameras: the latest readings
- * and the cameras' states as JSON, built with json-c. Numbers that are
+ * /api/v1/sensors, /api/v1/alarms, /api/v1/cameras and /api/v1/fans: the
+ * latest readings, the cameras' and the fan control's states as JSON, built with json-c. Numbers that are
  * unknown (an unreadable value, a limit the chip lacks) or infinite are
  * null.
  *
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../fan-board.h"
 #include "../live.h"
 #include "../log.h"
 #include "../readings.h"
@@ -241,5 +242,52 @@ int hwsd_http_api_cameras(const struct hwsd_view *view, FILE *f)
 	}
 	hwsd_live_set_release(lives, (size_t)n);
 	json_object_object_add(root, "cameras", cameras);
+	return emit(root, f);
+}
+
+static json_object *fan_curve(const struct hwsd_fan_status *st)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < st->n_curve; i++)
+		json_object_array_add(a, OBJECT({ "temp", number(st->curve[i].temp) },
+						{ "value", number(st->curve[i].value) }));
+	return a;
+}
+
+static json_object *fan(const struct hwsd_fan_status *st)
+{
+	return OBJECT(
+		{ "name", json_object_new_string(st->name) },
+		{ "chip", st->chip ? json_object_new_string(st->chip) : NULL },
+		{ "output", json_object_new_string(st->output) },
+		{ "mode", json_object_new_string(st->floor ? "floor" : "manual") },
+		{ "unit", st->held ? json_object_new_string(st->rpm ? "rpm" : "duty") : NULL },
+		{ "held", json_object_new_boolean(st->held) },
+		{ "yielded", json_object_new_boolean(st->yielded) },
+		{ "failsafe", json_object_new_boolean(st->failsafe) },
+		{ "temperature", number(st->temp) },
+		{ "target", number(st->target) },
+		{ "value", number(st->value) },
+		{ "max", number(st->full) },
+		{ "curve_type", json_object_new_string(st->steps ? "steps" : "linear") },
+		{ "curve", fan_curve(st) });
+}
+
+int hwsd_http_api_fans(const struct hwsd_view *view, FILE *f)
+{
+	json_object *root = json_object_new_object(), *fans = json_object_new_array();
+	struct hwsd_fan_status *st = NULL;
+	int n = view->fans ? hwsd_fan_board_copy(view->fans, &st) : 0;
+
+	if (n < 0) {
+		json_object_put(root);
+		json_object_put(fans);
+		return n;
+	}
+	for (int i = 0; i < n; i++)
+		json_object_array_add(fans, fan(&st[i]));
+	hwsd_fan_board_free_copy(st, (size_t)(n > 0 ? n : 0));
+	json_object_object_add(root, "fans", fans);
 	return emit(root, f);
 }

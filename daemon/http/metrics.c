@@ -4,7 +4,7 @@
  * dashboards people have need only a new prefix: hwsight_temp_celsius,
  * hwsight_fan_rpm, hwsight_in_volts ..., their limits, alarm and fault
  * flags, one info series per chip, and the daemon's own counters: the
- * cameras' pacing and the motion sensor's events.
+ * cameras' pacing, the motion sensor's events and fan control.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../events.h"
+#include "../fan-board.h"
 #include "../live.h"
 #include "../log.h"
 #include "../readings.h"
@@ -52,6 +53,22 @@ static void sample_value(FILE *f, double v)
 		fputs(v > 0 ? " +Inf\n" : " -Inf\n", f);
 	else
 		fprintf(f, " %.17g\n", v);
+}
+
+static void header(FILE *f, const char *name, const char *help, bool counter)
+{
+	fprintf(f, "# HELP %s %s.\n# TYPE %s %s\n", name, help, name, counter ? "counter" : "gauge");
+}
+
+/* NAME{KEY="WHO"} V, of a camera or a fan; nothing for an unknown V. */
+static void series(FILE *f, const char *name, const char *key, const char *who, double v)
+{
+	if (isnan(v))
+		return;
+	fprintf(f, "%s{%s=\"", name, key);
+	label_value(f, who);
+	fputs("\"}", f);
+	sample_value(f, v);
 }
 
 static void sensor_labels(FILE *f, const struct hwsd_chip_reading *c, const struct hwsd_feature_reading *fr)
@@ -184,21 +201,82 @@ static int cameras(const struct hwsd_view *view, FILE *f)
 	for (int i = 0; i < n; i++)
 		hwsd_live_status(lives[i], &st[i]);
 	for (size_t fi = 0; fi < sizeof(camera_families) / sizeof(camera_families[0]); fi++) {
-		fprintf(f, "# HELP %s %s.\n# TYPE %s %s\n", camera_families[fi].name, camera_families[fi].help,
-			camera_families[fi].name, camera_families[fi].counter ? "counter" : "gauge");
-		for (int i = 0; i < n; i++) {
-			double v = camera_value(&st[i], camera_families[fi].field);
-
-			if (isnan(v))
-				continue;
-			fprintf(f, "%s{camera=\"", camera_families[fi].name);
-			label_value(f, lives[i]->name);
-			fputs("\"}", f);
-			sample_value(f, v);
-		}
+		header(f, camera_families[fi].name, camera_families[fi].help, camera_families[fi].counter);
+		for (int i = 0; i < n; i++)
+			series(f, camera_families[fi].name, "camera", lives[i]->name,
+			       camera_value(&st[i], camera_families[fi].field));
 	}
 	free(st);
 	hwsd_live_set_release(lives, (size_t)n);
+	return 0;
+}
+
+enum fan_field { FAN_HELD, FAN_FAILSAFE, FAN_OUTPUT, FAN_TARGET, FAN_FULL, FAN_TEMP };
+
+static const struct {
+	enum fan_field field;
+	const char *name;
+	const char *help;
+} fan_families[] = {
+	{ FAN_HELD, "hwsight_fan_control_held", "1 while hwsightd drives the output of the [fan] section" },
+	{ FAN_FAILSAFE, "hwsight_fan_control_failsafe",
+	  "1 while a temperature source of the [fan] cannot be read and its output is at full" },
+	{ FAN_OUTPUT, "hwsight_fan_control_output",
+	  "The value hwsightd last wrote: a duty (0 to the maximum) or, on an RPM output, a speed" },
+	{ FAN_TARGET, "hwsight_fan_control_target",
+	  "What the curve asks for at the temperature it follows, before the kick, rate limit and spin-down" },
+	{ FAN_FULL, "hwsight_fan_control_output_max", "The output's full value, for ratios" },
+	{ FAN_TEMP, "hwsight_fan_control_temperature_celsius",
+	  "The sources combined, as the curve follows them (hysteresis applied)" },
+};
+
+static double fan_value(const struct hwsd_fan_status *st, enum fan_field field)
+{
+	switch (field) {
+	case FAN_HELD: return st->held;
+	case FAN_FAILSAFE: return st->failsafe;
+	case FAN_OUTPUT: return st->value;
+	case FAN_TARGET: return st->target;
+	case FAN_FULL: return st->full;
+	case FAN_TEMP: return st->temp;
+	}
+	return NAN;
+}
+
+static void fan_info(FILE *f, const struct hwsd_fan_status *st)
+{
+	const char *const labels[][2] = {
+		{ "fan", st->name }, { "chip", st->chip ? st->chip : "" }, { "output", st->output },
+		{ "mode", st->floor ? "floor" : "manual" }, { "unit", st->rpm ? "rpm" : "duty" },
+	};
+
+	fputs("hwsight_fan_control_info", f);
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+		fprintf(f, "%c%s=\"", i ? ',' : '{', labels[i][0]);
+		label_value(f, labels[i][1]);
+		fputc('"', f);
+	}
+	fputs("} 1\n", f);
+}
+
+static int fans(const struct hwsd_view *view, FILE *f)
+{
+	struct hwsd_fan_status *st;
+	int n = view->fans ? hwsd_fan_board_copy(view->fans, &st) : 0;
+
+	if (n <= 0)
+		return n;
+	header(f, "hwsight_fan_control_info", "A [fan] section of hwsightd: its output, the chip it "
+	       "was found on, how it is held (manual, floor) and its unit (duty, rpm)", false);
+	for (int i = 0; i < n; i++)
+		fan_info(f, &st[i]);
+	for (size_t fi = 0; fi < sizeof(fan_families) / sizeof(fan_families[0]); fi++) {
+		header(f, fan_families[fi].name, fan_families[fi].help, false);
+		for (int i = 0; i < n; i++)
+			series(f, fan_families[fi].name, "fan", st[i].name,
+			       fan_value(&st[i], fan_families[fi].field));
+	}
+	hwsd_fan_board_free_copy(st, (size_t)n);
 	return 0;
 }
 
@@ -247,7 +325,7 @@ int hwsd_http_metrics(const struct hwsd_view *view, FILE *f)
 			"# HELP hwsight_motion_active 1 while the machine is moving.\n"
 			"# TYPE hwsight_motion_active gauge\nhwsight_motion_active %d\n",
 			atomic_load(&view->counters->motion_events), atomic_load(&view->counters->in_motion));
-	if (cameras(view, f) < 0)
+	if (cameras(view, f) < 0 || fans(view, f) < 0)
 		return -ENOMEM;
 	return ferror(f) ? -EIO : 0;
 }

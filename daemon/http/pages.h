@@ -36,6 +36,7 @@ int hwsd_http_metrics(const struct hwsd_view *view, FILE *f);
 int hwsd_http_api_sensors(const struct hwsd_view *view, FILE *f);
 int hwsd_http_api_alarms(const struct hwsd_view *view, FILE *f);
 int hwsd_http_api_cameras(const struct hwsd_view *view, FILE *f);
+int hwsd_http_api_fans(const struct hwsd_view *view, FILE *f);
 
 /* status.c: the status page, HTML. */
 int hwsd_http_status(const struct hwsd_view *view, FILE *f);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * /, the status page: every chip's readings with their alarm states, the
- * cameras' latest frames and the history graphs. Plain HTML that reloads
+ * cameras' latest frames, each controlled fan on its curve, and the
+ * history graphs. Plain HTML that reloads
  * itself, readable without JavaScript and without a network (no external
  * style or font).
  */
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../events.h"
+#include "../fan-board.h"
 #include "../live.h"
 #include "../log.h"
 #include "../readings.h"
@@ -68,7 +70,9 @@ static const char style[] =
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	".ok{color:#070}.alarm{color:#fff;background:#c00;font-weight:bold}.fault{color:#fff;background:#850}"
 	".gone{color:#888}.graph{margin:.5em 0}img{max-width:100%;border:1px solid #ccc}"
-	"figure{display:inline-block;margin:0 1em 1em 0}";
+	"figure{display:inline-block;margin:0 1em 1em 0}"
+	"svg.curve{vertical-align:middle}svg.curve polyline{fill:none;stroke:#36c;stroke-width:1.5}"
+	"svg.curve circle{fill:#c00}svg.curve rect{fill:none;stroke:#ccc}";
 
 static void chip_section(FILE *f, const struct hwsd_chip_reading *c, bool graphs)
 {
@@ -145,6 +149,86 @@ static void camera_section(FILE *f, struct hwsd_live *l)
 	fputs("</figcaption></figure>\n", f);
 }
 
+enum { CURVE_W = 160, CURVE_H = 60 };
+
+/* The curve, and where the fan is on it, as a small SVG: temperature
+ * across, the output's range (0 to full) up. */
+static void fan_curve(FILE *f, const struct hwsd_fan_status *st)
+{
+	double lo, hi;
+
+	if (!st->n_curve || !(st->full > 0))
+		return;
+	lo = st->curve[0].temp - 5;
+	hi = st->curve[st->n_curve - 1].temp + 5;
+	fprintf(f, "<svg class=curve width=%d height=%d viewBox=\"0 0 %d %d\" role=img>"
+		"<title>curve from %.0f to %.0f \u00b0C</title><rect width=%d height=%d/><polyline points=\"",
+		CURVE_W, CURVE_H, CURVE_W, CURVE_H, lo, hi, CURVE_W, CURVE_H);
+#define X(t) (((t) - lo) / (hi - lo) * CURVE_W)
+#define Y(v) (CURVE_H - (v) / st->full * CURVE_H)
+	fprintf(f, "0,%.1f ", Y(st->curve[0].value));
+	for (size_t i = 0; i < st->n_curve; i++) {
+		/* A step holds its value up to the next point. */
+		if (st->steps && i)
+			fprintf(f, "%.1f,%.1f ", X(st->curve[i].temp), Y(st->curve[i - 1].value));
+		fprintf(f, "%.1f,%.1f ", X(st->curve[i].temp), Y(st->curve[i].value));
+	}
+	fprintf(f, "%d,%.1f\"/>", CURVE_W, Y(st->curve[st->n_curve - 1].value));
+	if (!isnan(st->temp) && !isnan(st->target))
+		fprintf(f, "<circle r=3.5 cx=\"%.1f\" cy=\"%.1f\"/>",
+			fmin(fmax(X(st->temp), 0), CURVE_W), Y(st->target));
+#undef X
+#undef Y
+	fputs("</svg>", f);
+}
+
+static void fan_row(FILE *f, const struct hwsd_fan_status *st)
+{
+	const char *unit = st->rpm ? " RPM" : "";
+
+	fputs("<tr><td>", f);
+	html(f, st->name);
+	fputs("</td><td>", f);
+	html(f, st->chip ? st->chip : "?");
+	fputc('/', f);
+	html(f, st->output);
+	fprintf(f, " (%s)</td>", st->floor ? "floor" : "manual");
+	if (st->failsafe)
+		fputs("<td class=alarm>FAILSAFE</td>", f);
+	else if (st->held)
+		fputs("<td class=ok>driven</td>", f);
+	else
+		fprintf(f, "<td class=gone>%s</td>", st->yielded ? "yielded" : "not held");
+	number(f, st->temp, HWS_SENSOR_TEMP);
+	if (isnan(st->target))
+		fputs("<td></td>", f);
+	else
+		fprintf(f, "<td class=n>%.0f%s</td>", st->target, unit);
+	if (isnan(st->value))
+		fputs("<td></td>", f);
+	else
+		fprintf(f, "<td class=n>%.0f%s / %.0f</td>", st->value, unit, st->full);
+	fputs("<td>", f);
+	fan_curve(f, st);
+	fputs("</td></tr>\n", f);
+}
+
+static int fan_section(FILE *f, const struct hwsd_view *view)
+{
+	struct hwsd_fan_status *st;
+	int n = view->fans ? hwsd_fan_board_copy(view->fans, &st) : 0;
+
+	if (n <= 0)
+		return n;
+	fputs("<h2>Fan control</h2>\n<table><tr><th>fan</th><th>output</th><th>state</th>"
+	      "<th>temperature</th><th>target</th><th>output</th><th>curve</th></tr>\n", f);
+	for (int i = 0; i < n; i++)
+		fan_row(f, &st[i]);
+	fputs("</table>\n", f);
+	hwsd_fan_board_free_copy(st, (size_t)n);
+	return 0;
+}
+
 int hwsd_http_status(const struct hwsd_view *view, FILE *f)
 {
 	struct hwsd_readings *r = view->readings;
@@ -176,6 +260,8 @@ int hwsd_http_status(const struct hwsd_view *view, FILE *f)
 	}
 	if (n >= 0)
 		hwsd_live_set_release(lives, (size_t)n);
+	if (fan_section(f, view) < 0)
+		return -ENOMEM;
 	pthread_mutex_lock(&r->lock);
 	if (!r->n_chips)
 		fputs("<p>No hardware monitor chip has been read yet.</p>\n", f);

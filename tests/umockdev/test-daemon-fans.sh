@@ -68,12 +68,21 @@ stop TERM; obs term_exit $?
 obs after_term "$(state)"
 obs state_after_term "$([ -e "$TMP/fans.state" ] && echo present || echo gone)"
 
-# A reload without the fan gives it back; one with it takes it again.
+# A reload without the fan gives it back; one with it takes it again, and
+# one that keeps it keeps it.
 cp "$TMP/nofans.conf" "$TMP/live.conf"
 start "$TMP/live.conf"
 sleep 0.5
 cp "$TMP/fans.conf" "$TMP/live.conf"; kill -HUP "$pid"
 until_is "1 216"; obs reload_take "$seen"
+# A reload that changes only the curve keeps the fan held: no hand-back
+# to the chip and take again, the new curve at once.
+events() { echo "$(grep -c 'took pc87427' "$TMP/daemon.log") $(grep -c 'gave pc87427' "$TMP/daemon.log")"; }
+before_reload=$(events)
+sed 's/^curve = .*/curve = 30:0 30:100 50:200/' "$TMP/fans.conf" >"$TMP/live.conf"; kill -HUP "$pid"
+until_is "1 175"; obs reload_curve "$seen"
+obs reload_curve_events "$before_reload -> $(events)"
+obs reload_curve_state "$(grep -c '^cpu ' "$TMP/fans.state" 2>/dev/null)"
 cp "$TMP/nofans.conf" "$TMP/live.conf"; kill -HUP "$pid"
 until_is "2 102"; obs reload_release "$seen"
 stop TERM
@@ -163,10 +172,17 @@ smc=$UMOCKDEV_DIR/sys/devices/platform/applesmc.768
 obs() { printf '%s=%s\n' "$1" "$2" >>"$TMP/obs"; }
 fans() { (cd "$smc" && cat fan1_manual fan1_min fan1_output fan2_manual fan2_min fan2_output | paste -sd " "); }
 obs smc_before "$(fans)"
-"$HWSIGHTD" -f -c "$TMP/smc.conf" 2>>"$TMP/daemon.log" & pid=$!
+"$HWSIGHTD" -f -c "$TMP/smc.conf" --listen 127.0.0.1:0 2>"$TMP/smc.log" & pid=$!
 for _ in $(seq 50); do [ "$(fans)" = "0 2700 2000 1 2000 2735" ] && break; sleep 0.1; done
 obs smc_held "$(fans)"
+# What a scrape and the API show of the two fans, after a step of each.
+port=$(sed -n 's/.*serving HTTP on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/smc.log")
+sleep 0.5
+curl -sf "http://127.0.0.1:$port/metrics" | grep '^hwsight_fan_control' >"$TMP/fan.metrics"
+curl -sf "http://127.0.0.1:$port/api/v1/fans" >"$TMP/fans.json"
+curl -sf "http://127.0.0.1:$port/" >"$TMP/status.html"
 kill "$pid"; wait "$pid"
+cat "$TMP/smc.log" >>"$TMP/daemon.log"
 obs smc_after "$(fans)"
 EOF
 TMP=$TMP HWSIGHTD=$HWSIGHTD umockdev-run -d "$TESTBEDS/applesmc.umockdev" -- bash "$TMP/smc.sh"
@@ -188,6 +204,11 @@ expect_eq "SIGTERM: exit 0" "0" "$(obs term_exit)"
 expect_eq "SIGTERM gives pwm1 back exactly" "2 102" "$(obs after_term)"
 expect_eq "SIGTERM removes the state file" "gone" "$(obs state_after_term)"
 expect_eq "a reload with the fan takes it" "1 216" "$(obs reload_take)"
+expect_eq "a reload changing the curve: the new curve (45 degrees: 175)" "1 175" "$(obs reload_curve)"
+before_reload=$(obs reload_curve_events); before_reload=${before_reload%% ->*}
+expect_eq "and no give-back or take in between" "$before_reload -> $before_reload" "$(obs reload_curve_events)"
+expect_eq "and the state file still names it" "1" "$(obs reload_curve_state)"
+expect_line "the kept fan is logged" '\[fan cpu\]: pc87427-isa-0900/pwm1 stays held' "$log"
 expect_eq "a reload without the fan gives it back" "2 102" "$(obs reload_release)"
 expect_eq "frozen for sleep: no step runs" "2 102" "$(obs frozen)"
 expect_eq "resume takes the output again and steps at once" "1 100" "$(obs resumed)"
@@ -208,6 +229,33 @@ expect_eq "applesmc as found: fan1 auto, fan2 manual at 3000" "0 2000 2000 1 200
 expect_eq "floor raises fan1_min alone (2700); manual drives fan2_output (2735: 17.5% of 2000-6200)" \
 	"0 2700 2000 1 2000 2735" "$(obs smc_held)"
 expect_eq "SIGTERM gives both back exactly" "0 2000 2000 1 2000 3000" "$(obs smc_after)"
+# Every series of both fans, exactly.
+expect_eq "/metrics: every fan control series" "$(cat <<'EOF'
+hwsight_fan_control_info{fan="left",chip="applesmc-isa-0300",output="fan1",mode="floor",unit="rpm"} 1
+hwsight_fan_control_info{fan="right",chip="applesmc-isa-0300",output="fan2",mode="manual",unit="rpm"} 1
+hwsight_fan_control_held{fan="left"} 1
+hwsight_fan_control_held{fan="right"} 1
+hwsight_fan_control_failsafe{fan="left"} 0
+hwsight_fan_control_failsafe{fan="right"} 0
+hwsight_fan_control_output{fan="left"} 2700
+hwsight_fan_control_output{fan="right"} 2735
+hwsight_fan_control_target{fan="left"} 2700
+hwsight_fan_control_target{fan="right"} 2735
+hwsight_fan_control_output_max{fan="left"} 6200
+hwsight_fan_control_output_max{fan="right"} 6200
+hwsight_fan_control_temperature_celsius{fan="left"} 31.75
+hwsight_fan_control_temperature_celsius{fan="right"} 31.75
+EOF
+)" "$(cat "$TMP/fan.metrics")"
+expect_eq "/api/v1/fans: the floor fan, its curve in RPM" \
+	'{"name":"left","chip":"applesmc-isa-0300","output":"fan1","mode":"floor","unit":"rpm","held":true,"yielded":false,"failsafe":false,"temperature":31.75,"target":2700,"value":2700,"max":6200,"curve_type":"linear","curve":[{"temp":30,"value":2000},{"temp":40,"value":6000}]}' \
+	"$(jq -c '.fans[0]' "$TMP/fans.json")"
+expect_eq "/api/v1/fans: the manual fan, its percentages as RPM" \
+	'{"name":"right","mode":"manual","value":2735,"curve":[{"temp":30,"value":2000},{"temp":40,"value":6200}]}' \
+	"$(jq -c '.fans[1] | {name, mode, value, curve}' "$TMP/fans.json")"
+expect_line "the status page: a row per fan, driven" '<tr><td>left</td><td>applesmc-isa-0300/fan1 \(floor\)</td><td class=ok>driven</td>' "$(cat "$TMP/status.html")"
+expect_eq "the status page: each fan's curve with its current point" "2 2" \
+	"$(grep -o '<polyline' "$TMP/status.html" | wc -l) $(grep -o '<circle' "$TMP/status.html" | wc -l)"
 expect_no_line "no sanitizer report" 'Sanitizer|runtime error:' "$log"
 
 summary
