@@ -72,7 +72,7 @@ static const char style[] =
 	".gone{color:#888}.graph{margin:.5em 0}img{max-width:100%;border:1px solid #ccc}"
 	"figure{display:inline-block;margin:0 1em 1em 0}"
 	"svg.curve{vertical-align:middle}svg.curve polyline{fill:none;stroke:#36c;stroke-width:1.5}"
-	"svg.curve circle{fill:#c00}svg.curve rect{fill:none;stroke:#ccc}";
+	"svg.curve circle{fill:#e70}svg.curve rect{fill:none;stroke:#ccc}";
 
 static void chip_section(FILE *f, const struct hwsd_chip_reading *c, bool graphs)
 {
@@ -161,8 +161,8 @@ static void fan_curve(FILE *f, const struct hwsd_fan_status *st)
 		return;
 	lo = st->curve[0].temp - 5;
 	hi = st->curve[st->n_curve - 1].temp + 5;
-	fprintf(f, "<svg class=curve width=%d height=%d viewBox=\"0 0 %d %d\" role=img>"
-		"<title>curve from %.0f to %.0f \u00b0C</title><rect width=%d height=%d/><polyline points=\"",
+	fprintf(f, "<svg class=\"curve\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">"
+		"<title>curve from %.0f to %.0f \u00b0C</title><rect width=\"%d\" height=\"%d\"/><polyline points=\"",
 		CURVE_W, CURVE_H, CURVE_W, CURVE_H, lo, hi, CURVE_W, CURVE_H);
 #define X(t) (((t) - lo) / (hi - lo) * CURVE_W)
 #define Y(v) (CURVE_H - (v) / st->full * CURVE_H)
@@ -175,7 +175,7 @@ static void fan_curve(FILE *f, const struct hwsd_fan_status *st)
 	}
 	fprintf(f, "%d,%.1f\"/>", CURVE_W, Y(st->curve[st->n_curve - 1].value));
 	if (!isnan(st->temp) && !isnan(st->target))
-		fprintf(f, "<circle r=3.5 cx=\"%.1f\" cy=\"%.1f\"/>",
+		fprintf(f, "<circle r=\"3.5\" cx=\"%.1f\" cy=\"%.1f\"/>",
 			fmin(fmax(X(st->temp), 0), CURVE_W), Y(st->target));
 #undef X
 #undef Y

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # hwsightd's status page as a browser shows it: headless Chromium loads /
-# from the daemon polling the umockdev PC87427 every second. Its DOM must
-# hold the chip's readings and alarm states, and its screenshot must show
-# them and the history graphs: the screenshot is not blank, and differs
+# from the daemon polling the umockdev PC87427 every second and driving
+# its pwm1. Its DOM must hold the chip's readings and alarm states and the
+# fan's row, and its screenshot must show them, the fan's curve with its
+# point, and the history graphs: the screenshot is not blank, and differs
 # from one taken with images off by at least a graph's worth of pixels.
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +21,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 daemon_conf 1s
+sed -i "s|^\[daemon\]\$|&\nfan_state = $TMP/fans.state|" "$TMP/hwsightd.conf"
+printf '\n[fan cpu]\noutput = pc87427-*/pwm1\nsources = pc87427-*/temp1\ncurve = 30:0 30:100 50:255\ninterval = 1s\n' \
+	>>"$TMP/hwsightd.conf"
 daemon_start "$TESTBEDS/pc87427.umockdev" "$TMP/hwsightd.conf"
 chip=pc87427-isa-0900
 
@@ -45,6 +49,14 @@ check "temp2 shows its alarm over max" grep -qE '<td>temp2</td>.*<td class="?ala
 check "the page refreshes itself" grep -qE '<meta http-equiv="?refresh"? content="?[0-9]+' "$TMP/dom.html"
 check "the page shows the graphs" grep -q "src=\"/graph/$chip.png?range=1h\"" "$TMP/dom.html"
 check "the page has no script" bash -c '! grep -qi "<script" "$0"' "$TMP/dom.html"
+check "the fan's row: driven, 39.1 degrees, 170 of 255" grep -qE \
+	'<tr><td>cpu</td><td>pc87427-isa-0900/pwm1 \(manual\)</td><td class="?ok"?>driven</td><td class="?n"?>39.1 °C</td><td class="?n"?>170</td><td class="?n"?>170 / 255</td>' \
+	"$TMP/dom.html"
+# As the browser parsed it: an unquoted value before "/>" would keep the
+# slash and leave the frame undrawn.
+check "the fan's curve is an SVG with its frame and its point" grep -qE \
+	'<svg class="curve"[^>]*><title>[^<]*</title><rect width="160" height="60"></rect><polyline points="[^"]+"></polyline><circle r="3.5" cx="[0-9.]+" cy="[0-9.]+"></circle></svg>' \
+	"$TMP/dom.html"
 
 chromium_run --screenshot="$TMP/page.png" "$URL/"
 chromium_run --blink-settings=imagesEnabled=false --screenshot="$TMP/noimages.png" "$URL/"
@@ -52,14 +64,18 @@ for shot in page noimages; do
 	ffmpeg -nostdin -loglevel error -y -i "$TMP/$shot.png" -f rawvideo -pix_fmt rgb24 "$TMP/$shot.rgb" ||
 		die "ffmpeg cannot read Chromium's $shot screenshot"
 done
-# Pixels that are not white, and pixels that differ between the two.
-read -r inked differ total < <(python3 - "$TMP/page.rgb" "$TMP/noimages.rgb" <<'EOF'
+# Pixels that are not white, pixels that differ between the two, and the
+# pixels of the fan's curve (#36c) and its point (#e70), antialiased.
+read -r inked differ total curve point < <(python3 - "$TMP/page.rgb" "$TMP/noimages.rgb" <<'EOF'
 import sys
 a, b = (open(p, "rb").read() for p in sys.argv[1:3])
 n = min(len(a), len(b)) // 3
 inked = sum(1 for i in range(0, n * 3, 3) if a[i:i + 3] != b"\xff\xff\xff")
 differ = sum(1 for i in range(0, n * 3, 3) if a[i:i + 3] != b[i:i + 3])
-print(inked, differ, n)
+near = lambda i, c: all(abs(a[i + k] - c[k]) < 40 for k in range(3))
+curve = sum(1 for i in range(0, n * 3, 3) if near(i, (0x33, 0x66, 0xcc)))
+point = sum(1 for i in range(0, n * 3, 3) if near(i, (0xee, 0x77, 0)))
+print(inked, differ, n, curve, point)
 EOF
 )
 expect_eq "the screenshot is not blank (over 2% inked)" yes \
@@ -68,6 +84,13 @@ expect_eq "the screenshot is not blank (over 2% inked)" yes \
 # thousand pixels.
 expect_eq "the graphs are drawn in it ($differ pixels differ from the page without images; over 200000)" yes \
 	"$([ "$differ" -gt 200000 ] && echo yes || echo "no: $differ")"
+
+# A 160-pixel-wide curve is some 150 pixels of line, a 7-pixel dot 40;
+# nothing else on the page has either colour.
+expect_eq "the fan's curve is drawn ($curve pixels of its blue; over 100)" yes \
+	"$([ "$curve" -gt 100 ] && echo yes || echo "no: $curve")"
+expect_eq "and its point on it ($point pixels of its orange; over 15)" yes \
+	"$([ "$point" -gt 15 ] && echo yes || echo "no: $point")"
 
 kill -TERM "$DAEMON_PID"
 wait_for 50 gone "$UMOCKDEV_PID"
