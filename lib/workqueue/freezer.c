@@ -37,7 +37,7 @@ static size_t set_frozen(bool frozen, struct workqueue_struct ***ret_wqs)
 		wq->frozen = frozen;
 		if (!frozen)
 			for (int i = 0; i < wq->nr_workers; i++)
-				pthread_cond_signal(&wq->cwqs[i].more_work);
+				hws__wake_worker(&wq->cwqs[i]);
 		hws__mutex_unlock(&wq->lock);
 		if (ret_wqs)
 			cap++;

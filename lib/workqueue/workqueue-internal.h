@@ -47,7 +47,8 @@ struct workqueue_struct {
 
 	struct hws__timer_base timers;     /* L: lock */
 	int timer_fd;                      /* the timer thread's alarm */
-	pthread_t timer_thread;
+	int wake_fd;                       /* self-timed: the worker's doorbell, else -1 */
+	pthread_t timer_thread;            /* not for a self-timed queue */
 	bool timer_has_deadline;           /* L: lock; timer_fd is armed */
 	unsigned long timer_deadline;      /* L: lock; for this jiffy */
 
@@ -65,6 +66,14 @@ extern struct hws__mutex hws__freezer_lock;
 extern pthread_mutex_t hws__workqueues_lock;
 extern struct hws__list_head hws__workqueues;      /* L: hws__workqueues_lock */
 extern bool hws__workqueues_frozen;               /* L: hws__workqueues_lock */
+
+/*
+ * Wake @cwq's worker to look at its list (wq->lock held). A queue of one
+ * worker is self-timed: its worker sleeps in poll() on the timerfd and an
+ * eventfd, so that a delayed item's expiry costs one thread wake-up, not
+ * the timer thread's and then the worker's.
+ */
+void hws__wake_worker(struct hws__cwq *cwq);
 
 /* The worker the calling thread is, or NULL. */
 struct hws__cwq *hws__current_cwq(void);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Workqueues: worker threads, their lists, and the timer thread that moves
- * expired delayed_work onto them.
+ * expired delayed_work onto them; a queue of one worker has no timer
+ * thread, its worker sleeps on the alarm itself.
  *
  * work->data holds the flag bits and, only while the item sits on a list or
  * in the timer wheel, the worker it is queued on. Keeping that pointer only
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,7 +113,18 @@ static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct h
 	hws__mutex_assert_held(&cwq->wq->lock);
 	hws__list_add_tail(&work->entry, at);
 	if (cwq->idle)
+		hws__wake_worker(cwq);
+}
+
+void hws__wake_worker(struct hws__cwq *cwq)
+{
+	static const uint64_t one = 1;
+
+	hws__mutex_assert_held(&cwq->wq->lock);
+	if (cwq->wq->wake_fd < 0)
 		pthread_cond_signal(&cwq->more_work);
+	else
+		(void)!write(cwq->wq->wake_fd, &one, sizeof(one));
 }
 
 static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
@@ -132,10 +145,10 @@ static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 }
 
 /*
- * Set the timer thread's alarm to the start of jiffy @expires. It sleeps
- * in read() on the timerfd, so moving its alarm does not wake it: a
- * handler that re-arms itself costs one system call, not a context switch
- * of the timer thread. Called with wq->lock held.
+ * Set the queue's alarm to the start of jiffy @expires. Its timer thread
+ * sleeps in read() on the timerfd (a self-timed worker in poll()), and
+ * moving the alarm wakes neither: a handler that re-arms itself costs one
+ * system call, not a context switch. Called with wq->lock held.
  *
  * When timerfd_settime() fails (a seccomp filter may deny it), the queue
  * no longer knows when the alarm rings: the next item armed tries again.
@@ -280,6 +293,50 @@ static void run_one(struct hws__cwq *cwq)
 	run_done(cwq);
 }
 
+static void run_timers(struct workqueue_struct *wq);
+static int next_alarm(struct workqueue_struct *wq);
+
+/*
+ * While a self-timed queue's worker runs an item, items that expire wait
+ * in the wheel. Whoever asks where an item is (a cancel, a flush) first
+ * moves them to the list, where the kernel's timer softirq would have put
+ * them when they expired. Called with wq->lock held.
+ */
+static void collect_expired(struct workqueue_struct *wq)
+{
+	hws__mutex_assert_held(&wq->lock);
+	if (wq->wake_fd < 0)
+		return;
+	run_timers(wq);
+	if (wq->cwqs[0].timer_kick) {
+		wq->cwqs[0].timer_kick = false;
+		hws__wake_worker(&wq->cwqs[0]);
+	}
+}
+
+/* Sleep until the doorbell or the alarm rings. Called with wq->lock held;
+ * drops it meanwhile. */
+static void self_timed_sleep(struct hws__cwq *cwq)
+{
+	struct workqueue_struct *wq = cwq->wq;
+	struct pollfd pfd[2] = { { .fd = wq->wake_fd, .events = POLLIN },
+				 { .fd = wq->timer_fd, .events = POLLIN } };
+	int timeout = next_alarm(wq);
+	uint64_t count;
+
+	cwq->idle = true;
+	hws__mutex_unlock(&wq->lock);
+	if (poll(pfd, 2, timeout) > 0) {
+		/* Both are non-blocking: an empty one answers EAGAIN. */
+		if (pfd[0].revents)
+			(void)!read(wq->wake_fd, &count, sizeof(count));
+		if (pfd[1].revents)
+			(void)!read(wq->timer_fd, &count, sizeof(count));
+	}
+	hws__mutex_lock(&wq->lock);
+	cwq->idle = false;
+}
+
 static void *worker_main(void *arg)
 {
 	struct hws__cwq *cwq = arg;
@@ -290,8 +347,14 @@ static void *worker_main(void *arg)
 	for (;;) {
 		if (wq->stopping)
 			break;
+		if (wq->wake_fd >= 0)
+			run_timers(wq);
 		if (!wq->frozen && !hws__list_empty(&cwq->worklist)) {
 			run_one(cwq);
+			continue;
+		}
+		if (wq->wake_fd >= 0) {
+			self_timed_sleep(cwq);
 			continue;
 		}
 		cwq->idle = true;
@@ -338,6 +401,25 @@ static int ms_until(unsigned long expires)
 }
 
 /*
+ * Set the alarm to the wheel's next expiry, or disarm it. Called with
+ * wq->lock held. Return: -1, or, when the alarm cannot be set, the
+ * milliseconds to sleep in poll() instead: still woken early by an alarm
+ * another thread manages to set.
+ */
+static int next_alarm(struct workqueue_struct *wq)
+{
+	static const struct itimerspec disarm;
+	unsigned long next;
+
+	hws__mutex_assert_held(&wq->lock);
+	if (hws__timer_next(&wq->timers, &next))
+		return set_alarm(wq, next) < 0 ? ms_until(next) : -1;
+	timerfd_settime(wq->timer_fd, 0, &disarm, NULL);
+	wq->timer_has_deadline = false;
+	return -1;
+}
+
+/*
  * The timer thread sleeps until the wheel's next expiry, not on a tick:
  * a process whose timers are all far away does not wake up until then,
  * and one whose timers all expire together wakes once for all of them.
@@ -345,25 +427,15 @@ static int ms_until(unsigned long expires)
 static void *timer_main(void *arg)
 {
 	struct workqueue_struct *wq = arg;
-	static const struct itimerspec disarm;
 
 	hws__mutex_lock(&wq->lock);
 	while (!wq->stopping) {
 		struct pollfd pfd = { .fd = wq->timer_fd, .events = POLLIN };
-		unsigned long next;
 		uint64_t expirations;
-		int timeout = -1;
+		int timeout;
 
 		run_timers(wq);
-		/* Without its alarm it sleeps in poll() until the deadline,
-		 * still woken early by an alarm another thread manages to set. */
-		if (hws__timer_next(&wq->timers, &next)) {
-			if (set_alarm(wq, next) < 0)
-				timeout = ms_until(next);
-		} else {
-			timerfd_settime(wq->timer_fd, 0, &disarm, NULL);
-			wq->timer_has_deadline = false;
-		}
+		timeout = next_alarm(wq);
 		hws__mutex_unlock(&wq->lock);
 		for (int i = 0; i < wq->nr_workers; i++)
 			if (wq->cwqs[i].timer_kick) {
@@ -398,7 +470,7 @@ static void stop_threads(struct workqueue_struct *wq, int nr_workers, bool timer
 	hws__mutex_lock(&wq->lock);
 	wq->stopping = true;
 	for (int i = 0; i < nr_workers; i++)
-		pthread_cond_signal(&wq->cwqs[i].more_work);
+		hws__wake_worker(&wq->cwqs[i]);
 	set_alarm(wq, jiffies);
 	hws__mutex_unlock(&wq->lock);
 	for (int i = 0; i < nr_workers; i++)
@@ -414,6 +486,8 @@ static void free_workqueue(struct workqueue_struct *wq)
 		pthread_cond_destroy(&wq->cwqs[i].work_done);
 	}
 	close(wq->timer_fd);
+	if (wq->wake_fd >= 0)
+		close(wq->wake_fd);
 	hws__mutex_destroy(&wq->lock);
 	free(wq->cwqs);
 	free(wq);
@@ -442,10 +516,15 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	hws__list_init(&wq->node);
 	hws__timer_base_init(&wq->timers, jiffies);
 	wq->cwqs = aligned_alloc(_Alignof(struct hws__cwq), sizeof(*wq->cwqs) * (size_t)wq->nr_workers);
-	wq->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (!wq->cwqs || wq->timer_fd < 0 || hws__mutex_init(&wq->lock) < 0) {
+	/* One worker sleeps on its alarm itself (see hws__wake_worker()). */
+	wq->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | (wq->nr_workers == 1 ? TFD_NONBLOCK : 0));
+	wq->wake_fd = wq->nr_workers == 1 ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
+	if (!wq->cwqs || wq->timer_fd < 0 || (wq->nr_workers == 1 && wq->wake_fd < 0) ||
+	    hws__mutex_init(&wq->lock) < 0) {
 		if (wq->timer_fd >= 0)
 			close(wq->timer_fd);
+		if (wq->wake_fd >= 0)
+			close(wq->wake_fd);
 		free(wq->cwqs);
 		free(wq);
 		return NULL;
@@ -477,7 +556,7 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 		if (r)
 			break;
 	}
-	if (r == 0) {
+	if (r == 0 && wq->wake_fd < 0) {
 		r = start_thread(&wq->timer_thread, timer_main, wq, name, "timer");
 		timer_started = r == 0;
 	}
@@ -550,6 +629,7 @@ void flush_workqueue(struct workqueue_struct *wq)
 		return;
 	barriers = calloc((size_t)wq->nr_workers, sizeof(*barriers));
 	hws__mutex_lock(&wq->lock);
+	collect_expired(wq);
 	for (int i = 0; i < wq->nr_workers; i++) {
 		struct hws__cwq *cwq = &wq->cwqs[i];
 
@@ -667,6 +747,7 @@ static int grab_pending(struct work_struct *work)
 			bool grabbed = false;
 
 			hws__mutex_lock(&wq->lock);
+			collect_expired(wq);
 			data = hws__work_data(work);
 			if (data_cwq(data) == cwq && !(data & HWS_WORK_GRABBED_BIT)) {
 				/* Queued and on no list: it is a delayed item's timer,
@@ -753,6 +834,7 @@ int hws__cancel_delayed_work(struct delayed_work *dwork)
 	if (!cwq)
 		return 0;
 	hws__mutex_lock(&cwq->wq->lock);
+	collect_expired(cwq->wq);
 	if (data_cwq(hws__work_data(&dwork->work)) == cwq &&
 	    hws__timer_del(&cwq->wq->timers, &dwork->timer)) {
 		atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
@@ -913,7 +995,7 @@ void destroy_workqueue(struct workqueue_struct *wq)
 		empty = all_lists_empty(wq);
 		hws__mutex_unlock(&wq->lock);
 	}
-	stop_threads(wq, wq->nr_workers, true);
+	stop_threads(wq, wq->nr_workers, wq->wake_fd < 0);
 	/* Workers are gone: what a handler queued meanwhile never runs. */
 	hws__mutex_lock(&wq->lock);
 	drop_timers(wq);

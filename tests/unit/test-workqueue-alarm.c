@@ -94,11 +94,12 @@ TEST(mod_leaves_the_item_idle)
 	idle_then_runs(wq, &dw);
 }
 
-/* The timer thread re-arms its alarm for the next item after running the
- * first; when that fails, the next item still runs, and on time. */
-TEST(timer_thread_runs_the_next_item_without_its_alarm)
+/* Whoever sleeps on the alarm (the timer thread of a queue of several
+ * workers, the worker of a queue of one) re-arms it for the next item
+ * after running the first; when that fails, the next item still runs, and
+ * on time. */
+static void next_item_without_its_alarm(struct workqueue_struct *wq)
 {
-	struct workqueue_struct *wq = create_singlethread_workqueue("alarm");
 	struct delayed_work a, b;
 	unsigned long queued;
 
@@ -120,6 +121,18 @@ TEST(timer_thread_runs_the_next_item_without_its_alarm)
 	destroy_workqueue(wq);
 	tsem_destroy(&ran_a);
 	tsem_destroy(&ran_b);
+}
+
+TEST(worker_runs_the_next_item_without_its_alarm)
+{
+	next_item_without_its_alarm(create_singlethread_workqueue("alarm"));
+}
+
+/* A queue of several workers has a timer thread (on one CPU it has one
+ * worker, and this is the test above again). */
+TEST(timer_thread_runs_the_next_item_without_its_alarm)
+{
+	next_item_without_its_alarm(create_workqueue("alarm-n"));
 }
 
 int main(int argc, char **argv)

@@ -717,6 +717,64 @@ TEST(flush_workqueue_ignores_pending_timers)
 	}
 }
 
+static void stop_blocker_later(void *arg)
+{
+	sleep_ms(200);
+	blocker_stop(arg);
+}
+
+static void open_gate_later(void *arg)
+{
+	sleep_ms(400);
+	tsem_post(arg);
+}
+
+/*
+ * An item whose timer expired while the worker was busy is on the list, as
+ * the kernel's timer softirq would have put it there, so a flush waits for
+ * it. (A queue of one worker moves such items only when asked.)
+ */
+TEST(flush_workqueue_waits_for_expired_timers)
+{
+	struct workqueue_struct *wqs[2] = {
+		create_workqueue("fexp"), create_singlethread_workqueue("fexp1"),
+	};
+
+	for (int q = 0; q < 2; q++) {
+		struct blocker b[64];
+		struct bg_call c, g;
+		struct probe p;
+		struct tsem gate;
+		int n = hws_workqueue_nr_workers(wqs[q]);
+
+		ASSERT_NOT_NULL(wqs[q]);
+		ASSERT_TRUE(n <= 64);
+		probe_init(&p, wqs[q]);
+		/* The item holds its worker a while: run after the flush's
+		 * barrier, it would not have ended when the flush returns. */
+		tsem_init(&gate);
+		p.gate = &gate;
+		/* Every worker busy, whichever the item goes to. */
+		for (int i = 0; i < n; i++)
+			blocker_start(&b[i], wqs[q], i);
+		ASSERT_EQ(queue_delayed_work(wqs[q], &p.dw, 1), 1);
+		sleep_ms(100);
+		for (int i = 1; i < n; i++)
+			blocker_stop(&b[i]);
+		bg_call_start(&c, stop_blocker_later, &b[0]);
+		bg_call_start(&g, open_gate_later, &gate);
+		flush_workqueue(wqs[q]);
+		ASSERT_EQ(probe_runs(&p), 1);
+		BG_CALL_JOIN(&c);
+		BG_CALL_JOIN(&g);
+		tsem_destroy(&gate);
+		for (int i = 0; i < n; i++)
+			blocker_destroy(&b[i]);
+		destroy_workqueue(wqs[q]);
+		probe_destroy(&p);
+	}
+}
+
 /* A handler that flushes its own queue. */
 struct flusher {
 	struct work_struct work;
