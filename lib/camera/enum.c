@@ -36,6 +36,7 @@
 
 #include <hwsight/camera.h>
 
+#include "array-util.h"
 #include "camera/camera-internal.h"
 #include "io-util.h"
 
@@ -468,33 +469,11 @@ static int compare_size(const void *a, const void *b)
 	return x->width < y->width ? -1 : x->width > y->width;
 }
 
-/* Sort fastest first and drop repeats (2/50 is 1/25). */
-static size_t sort_intervals(struct hws_fract *v, size_t n)
-{
-	size_t k = 0;
-
-	qsort(v, n, sizeof(*v), compare_interval);
-	for (size_t i = 0; i < n; i++)
-		if (!k || compare_fract(v[k - 1], v[i]) != 0)
-			v[k++] = v[i];
-	return k;
-}
-
-static int push_interval(struct hws_fract **v, size_t *n, size_t *cap, struct hws_fract f)
+static int push_interval(struct hws__array *a, struct hws_fract f)
 {
 	if (!f.num || !f.den)
 		return 0; /* a driver's 0/0: nothing to offer */
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct hws_fract *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
-	(*v)[(*n)++] = f;
-	return 0;
+	return hws__array_push(a, &f);
 }
 
 /* Is @f = min + k * step for a whole k >= 0? In 128 bits: the products of
@@ -512,8 +491,7 @@ static bool on_interval_step(struct hws_fract f, struct hws_fract min, struct hw
 	return num % den == 0;
 }
 
-static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws_fract **v, size_t *n,
-				 size_t *cap)
+static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws__array *a)
 {
 	struct hws_fract min = { fi->stepwise.min.numerator, fi->stepwise.min.denominator };
 	struct hws_fract max = { fi->stepwise.max.numerator, fi->stepwise.max.denominator };
@@ -522,9 +500,9 @@ static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws_f
 
 	if (!min.num || !min.den || !max.num || !max.den)
 		return 0;
-	r = push_interval(v, n, cap, min);
+	r = push_interval(a, min);
 	if (r >= 0)
-		r = push_interval(v, n, cap, max);
+		r = push_interval(a, max);
 	for (size_t i = 0; r >= 0 && i < sizeof(friendly_rates) / sizeof(friendly_rates[0]); i++) {
 		struct hws_fract f = { 1, friendly_rates[i] };
 
@@ -532,7 +510,7 @@ static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws_f
 			continue;
 		if (fi->type == V4L2_FRMIVAL_TYPE_STEPWISE && !on_interval_step(f, min, step))
 			continue;
-		r = push_interval(v, n, cap, f);
+		r = push_interval(a, f);
 	}
 	return r;
 }
@@ -542,8 +520,7 @@ static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws_f
 static int list_intervals(int fd, uint32_t fourcc, uint32_t width, uint32_t height,
 			  struct hws_fract **ret, size_t *ret_n)
 {
-	struct hws_fract *v = NULL;
-	size_t n = 0, cap = 0;
+	struct hws__array a = HWS__ARRAY_INIT(struct hws_fract);
 	int r = 0;
 
 	for (uint32_t i = 0; i < MAX_INDEX; i++) {
@@ -559,24 +536,23 @@ static int list_intervals(int fd, uint32_t fourcc, uint32_t width, uint32_t heig
 		if (r < 0)
 			break;
 		if (fi.type == V4L2_FRMIVAL_TYPE_DISCRETE) {
-			r = push_interval(&v, &n, &cap,
-					  (struct hws_fract){ fi.discrete.numerator, fi.discrete.denominator });
+			r = push_interval(&a, (struct hws_fract){ fi.discrete.numerator, fi.discrete.denominator });
 		} else {
 			/* A range is the only entry there is. */
-			r = expand_interval_range(&fi, &v, &n, &cap);
+			r = expand_interval_range(&fi, &a);
 			break;
 		}
 		if (r < 0)
 			break;
 	}
-	if (r < 0 || !n) {
-		free(v);
-		v = NULL;
-	}
-	if (r < 0)
+	if (r < 0) {
+		free(a.v);
 		return r;
-	*ret_n = n ? sort_intervals(v, n) : 0;
-	*ret = v;
+	}
+	/* Fastest first, without repeats (2/50 is 1/25). */
+	hws__array_sort_unique(&a, compare_interval);
+	*ret = a.v;
+	*ret_n = a.n;
 	return 0;
 }
 
@@ -592,21 +568,6 @@ static bool size_fits(const struct v4l2_frmsizeenum *fs, struct size s)
 	       (!sh || (s.height - fs->stepwise.min_height) % sh == 0);
 }
 
-static int push_size(struct size **v, size_t *n, size_t *cap, struct size s)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct size *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
-	(*v)[(*n)++] = s;
-	return 0;
-}
-
 /*
  * The sizes of one format. A range becomes its two ends, the common sizes
  * it allows and @current (the device's current size), smallest first.
@@ -614,8 +575,7 @@ static int push_size(struct size **v, size_t *n, size_t *cap, struct size s)
  */
 static int list_sizes(int fd, uint32_t fourcc, struct size current, struct size **ret, size_t *ret_n)
 {
-	struct size *v = NULL;
-	size_t n = 0, cap = 0;
+	struct hws__array a = HWS__ARRAY_INIT(struct size);
 	int r = 0;
 
 	for (uint32_t i = 0; i < MAX_INDEX; i++) {
@@ -631,36 +591,29 @@ static int list_sizes(int fd, uint32_t fourcc, struct size current, struct size 
 		if (r < 0)
 			break;
 		if (fs.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
-			r = push_size(&v, &n, &cap, (struct size){ fs.discrete.width, fs.discrete.height });
+			r = hws__array_push(&a, &(struct size){ fs.discrete.width, fs.discrete.height });
 			if (r < 0)
 				break;
 			continue;
 		}
-		r = push_size(&v, &n, &cap, (struct size){ fs.stepwise.min_width, fs.stepwise.min_height });
+		r = hws__array_push(&a, &(struct size){ fs.stepwise.min_width, fs.stepwise.min_height });
 		if (r >= 0)
-			r = push_size(&v, &n, &cap, (struct size){ fs.stepwise.max_width, fs.stepwise.max_height });
+			r = hws__array_push(&a, &(struct size){ fs.stepwise.max_width, fs.stepwise.max_height });
 		for (size_t k = 0; r >= 0 && k < sizeof(common_sizes) / sizeof(common_sizes[0]); k++)
 			if (size_fits(&fs, common_sizes[k]))
-				r = push_size(&v, &n, &cap, common_sizes[k]);
+				r = hws__array_push(&a, &common_sizes[k]);
 		if (r >= 0 && current.width && size_fits(&fs, current))
-			r = push_size(&v, &n, &cap, current);
-		if (r >= 0) {
-			size_t k = 0;
-
-			qsort(v, n, sizeof(*v), compare_size);
-			for (size_t j = 0; j < n; j++)
-				if (!k || compare_size(&v[k - 1], &v[j]) != 0)
-					v[k++] = v[j];
-			n = k;
-		}
+			r = hws__array_push(&a, &current);
+		if (r >= 0)
+			hws__array_sort_unique(&a, compare_size);
 		break; /* a range is the only entry there is */
 	}
 	if (r < 0) {
-		free(v);
+		free(a.v);
 		return r;
 	}
-	*ret = v;
-	*ret_n = n;
+	*ret = a.v;
+	*ret_n = a.n;
 	return 0;
 }
 
@@ -673,31 +626,11 @@ void hws_camera_modes_free(struct hws_camera_mode *modes, size_t n)
 	free(modes);
 }
 
-struct mode_list {
-	struct hws_camera_mode *v;
-	size_t n;
-	size_t cap;
-};
-
-/* Adds a mode; takes @intervals, also on failure. */
-static int push_mode(struct mode_list *l, const struct v4l2_fmtdesc *f, struct size s,
+/* Adds a mode to @l; takes @intervals, also on failure. */
+static int push_mode(struct hws__array *l, const struct v4l2_fmtdesc *f, struct size s,
 		     struct hws_fract *intervals, size_t n_intervals)
 {
-	struct hws_camera_mode *m;
-
-	if (l->n == l->cap) {
-		size_t c = l->cap ? l->cap * 2 : 32;
-		struct hws_camera_mode *p;
-
-		if (c > INT_MAX || !(p = realloc(l->v, c * sizeof(*p)))) {
-			free(intervals);
-			return -ENOMEM;
-		}
-		l->v = p;
-		l->cap = c;
-	}
-	m = &l->v[l->n++];
-	*m = (struct hws_camera_mode){
+	struct hws_camera_mode m = {
 		.fourcc = f->pixelformat,
 		.width = s.width,
 		.height = s.height,
@@ -705,11 +638,17 @@ static int push_mode(struct mode_list *l, const struct v4l2_fmtdesc *f, struct s
 		.intervals = intervals,
 		.emulated = f->flags & V4L2_FMT_FLAG_EMULATED,
 	};
-	copy_field(m->description, sizeof(m->description), f->description, sizeof(f->description));
-	return 0;
+	int r;
+
+	copy_field(m.description, sizeof(m.description), f->description, sizeof(f->description));
+	/* hws_camera_modes() returns the count as an int. */
+	r = l->n < INT_MAX ? hws__array_push(l, &m) : -ENOMEM;
+	if (r < 0)
+		free(intervals);
+	return r;
 }
 
-static int list_modes(int fd, struct mode_list *l)
+static int list_modes(int fd, struct hws__array *l)
 {
 	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	struct size current = { 0, 0 };
@@ -760,7 +699,7 @@ static int list_modes(int fd, struct mode_list *l)
 
 int hws_camera_modes(const char *devnode, struct hws_camera_mode **ret_modes)
 {
-	struct mode_list l = { 0 };
+	struct hws__array l = HWS__ARRAY_INIT(struct hws_camera_mode);
 	struct udev_device *dev = NULL;
 	struct v4l2_capability cap;
 	struct udev *udev;
