@@ -173,15 +173,28 @@ static void fill_model(struct hws_camera_info *info)
 	copy_string(info->model, sizeof(info->model), model ? model : info->card);
 }
 
+/* A node named by the caller, as check_node() found it. */
+struct node {
+	struct udev *udev;
+	struct udev_device *dev; /* its sysfs device; NULL without sysfs */
+	dev_t rdev;              /* the device number it was checked with */
+};
+
+static void node_done(struct node *n)
+{
+	udev_device_unref(n->dev);
+	udev_unref(n->udev);
+}
+
 /*
  * Say whether @path may be opened as a V4L2 video node, before opening it:
  * opening just any character device can have effects (a watchdog starts
  * counting), so a node sysfs places outside video4linux is refused
- * unopened. Without sysfs (*ret_dev NULL), QUERYCAP has to tell.
+ * unopened. Without sysfs (n->dev NULL), QUERYCAP has to tell. @n is the
+ * caller's to node_done(), also on failure.
  */
-static int check_node(struct udev *udev, const char *path, dev_t *ret_rdev, struct udev_device **ret_dev)
+static int check_node(const char *path, struct node *n)
 {
-	struct udev_device *dev;
 	const char *subsystem;
 	struct stat st;
 
@@ -189,20 +202,16 @@ static int check_node(struct udev *udev, const char *path, dev_t *ret_rdev, stru
 		return -errno;
 	if (!S_ISCHR(st.st_mode))
 		return -ENOTTY;
-	dev = udev ? udev_device_new_from_devnum(udev, 'c', st.st_rdev) : NULL;
-	if (dev) {
-		subsystem = udev_device_get_subsystem(dev);
-		if (!subsystem || strcmp(subsystem, "video4linux") != 0) {
-			udev_device_unref(dev);
+	n->udev = udev_new();
+	n->dev = n->udev ? udev_device_new_from_devnum(n->udev, 'c', st.st_rdev) : NULL;
+	if (n->dev) {
+		subsystem = udev_device_get_subsystem(n->dev);
+		if (!subsystem || strcmp(subsystem, "video4linux") != 0)
 			return -ENOTTY;
-		}
-		if (!is_video_sysname(udev_device_get_sysname(dev))) {
-			udev_device_unref(dev);
+		if (!is_video_sysname(udev_device_get_sysname(n->dev)))
 			return -ENODEV;
-		}
 	}
-	*ret_rdev = st.st_rdev;
-	*ret_dev = dev;
+	n->rdev = st.st_rdev;
 	return 0;
 }
 
@@ -276,19 +285,16 @@ static int query_node(const char *path, dev_t rdev, bool v4l2_known, struct hws_
 int hws_camera_info_get(const char *devnode, struct hws_camera_info *ret_info)
 {
 	struct hws_camera_info info = { 0 };
-	struct udev_device *dev = NULL;
-	struct udev *udev;
-	dev_t rdev = 0;
+	struct node node = { 0 };
 	int r;
 
 	if (!devnode || !*devnode || !ret_info)
 		return -EINVAL;
-	udev = udev_new();
-	r = check_node(udev, devnode, &rdev, &dev);
+	r = check_node(devnode, &node);
 	if (r < 0)
 		goto out;
-	if (dev)
-		fill_from_udev(dev, &info);
+	if (node.dev)
+		fill_from_udev(node.dev, &info);
 	if (!info.devnode[0]) {
 		if (strlen(devnode) >= sizeof(info.devnode)) {
 			r = -ENAMETOOLONG;
@@ -296,14 +302,13 @@ int hws_camera_info_get(const char *devnode, struct hws_camera_info *ret_info)
 		}
 		copy_string(info.devnode, sizeof(info.devnode), devnode);
 	}
-	r = query_node(devnode, rdev, dev != NULL, &info);
+	r = query_node(devnode, node.rdev, node.dev != NULL, &info);
 	if (r < 0)
 		goto out;
 	fill_model(&info);
 	*ret_info = info;
 out:
-	udev_device_unref(dev);
-	udev_unref(udev);
+	node_done(&node);
 	return r;
 }
 
@@ -700,20 +705,17 @@ static int list_modes(int fd, struct hws__array *l)
 int hws_camera_modes(const char *devnode, struct hws_camera_mode **ret_modes)
 {
 	struct hws__array l = HWS__ARRAY_INIT(struct hws_camera_mode);
-	struct udev_device *dev = NULL;
 	struct v4l2_capability cap;
-	struct udev *udev;
-	dev_t rdev = 0;
+	struct node node = { 0 };
 	int fd = -1, r;
 	bool wrapped = false;
 
 	if (!devnode || !*devnode || !ret_modes)
 		return -EINVAL;
-	udev = udev_new();
-	r = check_node(udev, devnode, &rdev, &dev);
+	r = check_node(devnode, &node);
 	if (r < 0)
 		goto out;
-	r = open_capture(devnode, rdev, dev != NULL, &fd, &cap);
+	r = open_capture(devnode, node.rdev, node.dev != NULL, &fd, &cap);
 	if (r < 0)
 		goto out;
 	/* With conversion on, libv4l2 adds the formats libv4lconvert can
@@ -726,8 +728,7 @@ int hws_camera_modes(const char *devnode, struct hws_camera_mode **ret_modes)
 	r = list_modes(fd, &l);
 out:
 	close_node(fd, wrapped);
-	udev_device_unref(dev);
-	udev_unref(udev);
+	node_done(&node);
 	if (r < 0) {
 		hws_camera_modes_free(l.v, l.n);
 		return r;
