@@ -137,17 +137,10 @@ int hws__parse_value(const char *text, double *ret)
 	char *end;
 	double v;
 
-	while (*text == ' ' || *text == '\t')
-		text++;
-	if (!*text)
-		return -EINVAL;
+	text = hws__skip_blanks(text);
 	errno = 0;
 	v = strtod(text, &end);
-	if (end == text)
-		return -EINVAL;
-	while (*end == ' ' || *end == '\t' || *end == '\n')
-		end++;
-	if (*end || !isfinite(v))
+	if (end == text || !hws__blank_tail(end) || !isfinite(v))
 		return -EINVAL;
 	/* Drivers print C longs: anything beyond is garbage, not a value. */
 	if (errno == ERANGE || fabs(v) > 9223372036854775807.0)
