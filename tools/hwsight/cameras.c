@@ -24,47 +24,46 @@ struct options {
 	const char *dev; /* NULL: every camera */
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: hwsight cameras [-j] [DEVICE]\n"
-	      "\n"
-	      "List the V4L2 video capture devices (or only DEVICE, e.g. /dev/video0 or a\n"
-	      "/dev/v4l/by-id/ link): what each one is, and every format, size and frame\n"
-	      "rate it offers. Rates that are a whole number of 1/300 s ticks, the ones\n"
-	      "'hwsight capture' paces exactly, are marked with '*'.\n"
-	      "\n"
-	      "  -j, --json    JSON output: a list of cameras, each with its modes\n"
-	      "  -h, --help    show this help\n"
-	      "\n"
-	      "Formats marked 'emulated' are converted from the device's own by libv4lconvert\n"
-	      "('hwsight capture --convert'). A usbvision grabber allows one program at a\n"
-	      "time: while another one captures from it, it is listed as busy.\n"
-	      "\n"
-	      "Exit status: 0 when every device was described; 1 when there is none, DEVICE\n"
-	      "is not a V4L2 capture device, or a device could not be asked; 2 for a usage\n"
-	      "error.\n",
-	      f);
-}
+static const struct tool_command command = {
+	.name = "cameras",
+	.head = "Usage: hwsight cameras [-j] [DEVICE]\n"
+		"\n"
+		"List the V4L2 video capture devices (or only DEVICE, e.g. /dev/video0 or a\n"
+		"/dev/v4l/by-id/ link): what each one is, and every format, size and frame\n"
+		"rate it offers. Rates that are a whole number of 1/300 s ticks, the ones\n"
+		"'hwsight capture' paces exactly, are marked with '*'.\n"
+		"\n",
+	.options = (const struct tool_option[]){
+		{ "json", 'j', NULL, "JSON output: a list of cameras, each with its modes" },
+		{ "help", 'h', NULL, "show this help" },
+		{ NULL },
+	},
+	.column = 16,
+	.tail = "\n"
+		"Formats marked 'emulated' are converted from the device's own by libv4lconvert\n"
+		"('hwsight capture --convert'). A usbvision grabber allows one program at a\n"
+		"time: while another one captures from it, it is listed as busy.\n"
+		"\n"
+		"Exit status: 0 when every device was described; 1 when there is none, DEVICE\n"
+		"is not a V4L2 capture device, or a device could not be asked; 2 for a usage\n"
+		"error.\n",
+};
 
 /* Returns 0 to go on, -1 when --help was shown, 2 for a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct tool_getopt g;
 	int c;
 
 	*o = (struct options){ 0 };
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	tool_getopt_init(&g, &command);
+	while ((c = tool_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
 			break;
 		default: /* -h too */
-			return tool_help_or_try_help(c, "cameras", usage);
+			return tool_help_or_try_help(c, &command);
 		}
 	}
 	if (optind < argc)
