@@ -146,11 +146,23 @@ static void line_end(struct wrapped_line *ln)
 		putchar('\n');
 }
 
+/* The marks a listing can use; each one it used is explained below it,
+ * in this order. */
+enum mark { MARK_FRIENDLY, MARK_UNFRIENDLY, MARK_NO_RATES, MARK_EMULATED, N_MARKS };
+
+static const char *const mark_legend[N_MARKS] = {
+	[MARK_FRIENDLY] = "*             300 Hz-friendly: a whole number of 1/300 s ticks per frame;\n"
+			  "              'hwsight capture' paces these exactly.",
+	[MARK_UNFRIENDLY] = "no *          not a whole number of ticks: 'hwsight capture' does not pace at\n"
+			    "              these, but can capture faster and keep frames on the grid.",
+	[MARK_NO_RATES] = "no rate list  the driver lists no frame rates: a TV input runs at the rate of\n"
+			  "              its standard (PAL 25 fps, NTSC 29.97 fps).",
+	[MARK_EMULATED] = "emulated      converted from the device's own format by libv4lconvert\n"
+			  "              ('hwsight capture --convert').",
+};
+
 struct legend {
-	bool friendly;
-	bool unfriendly;
-	bool no_rates;
-	bool emulated;
+	bool used[N_MARKS];
 };
 
 /* The modes of one format all have the same fourcc, description and
@@ -205,7 +217,7 @@ static void print_sizes_without_rates(const struct hws_camera_mode *m, size_t n,
 	}
 	line_item(&ln, "no rate list");
 	line_end(&ln);
-	lg->no_rates = true;
+	lg->used[MARK_NO_RATES] = true;
 }
 
 static void print_size_with_rates(const struct hws_camera_mode *m, struct legend *lg)
@@ -222,10 +234,10 @@ static void print_size_with_rates(const struct hws_camera_mode *m, struct legend
 		if (hws_interval_is_friendly(m->intervals[k]) && ticks > 0) {
 			snprintf(item, sizeof(item), "%.3f fps (%ld tick%s) *", fps_of(m->intervals[k]), ticks,
 				 ticks == 1 ? "" : "s");
-			lg->friendly = true;
+			lg->used[MARK_FRIENDLY] = true;
 		} else {
 			snprintf(item, sizeof(item), "%.3f fps", fps_of(m->intervals[k]));
-			lg->unfriendly = true;
+			lg->used[MARK_UNFRIENDLY] = true;
 		}
 		line_item(&ln, item);
 	}
@@ -247,7 +259,7 @@ static void print_modes_text(const struct hws_camera_mode *modes, size_t n, stru
 		end = format_end(modes, n, start);
 		tool_fourcc_str(m->fourcc, cc);
 		printf("    %-7s %s%s", cc, m->description, m->emulated ? " (emulated)" : "");
-		lg->emulated |= m->emulated;
+		lg->used[MARK_EMULATED] |= m->emulated;
 		same = earlier_same(modes, start, end);
 		if (same) {
 			tool_fourcc_str(same->fourcc, ref);
@@ -301,21 +313,17 @@ static void print_camera_text(const struct hws_camera_info *c, const struct hws_
 
 static void print_legend(const struct legend *lg)
 {
-	if (!lg->friendly && !lg->unfriendly && !lg->no_rates && !lg->emulated)
-		return;
-	putchar('\n');
-	if (lg->friendly)
-		puts("*             300 Hz-friendly: a whole number of 1/300 s ticks per frame;\n"
-		     "              'hwsight capture' paces these exactly.");
-	if (lg->unfriendly)
-		puts("no *          not a whole number of ticks: 'hwsight capture' does not pace at\n"
-		     "              these, but can capture faster and keep frames on the grid.");
-	if (lg->no_rates)
-		puts("no rate list  the driver lists no frame rates: a TV input runs at the rate of\n"
-		     "              its standard (PAL 25 fps, NTSC 29.97 fps).");
-	if (lg->emulated)
-		puts("emulated      converted from the device's own format by libv4lconvert\n"
-		     "              ('hwsight capture --convert').");
+	bool any = false;
+
+	for (int k = 0; k < N_MARKS; k++) {
+		if (!lg->used[k])
+			continue;
+		/* A blank line between the listing and its legend. */
+		if (!any)
+			putchar('\n');
+		any = true;
+		puts(mark_legend[k]);
+	}
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
