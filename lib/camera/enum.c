@@ -36,6 +36,7 @@
 
 #include <hwsight/camera.h>
 
+#include "array-util.h"
 #include "camera/camera-internal.h"
 #include "io-util.h"
 
@@ -172,15 +173,28 @@ static void fill_model(struct hws_camera_info *info)
 	copy_string(info->model, sizeof(info->model), model ? model : info->card);
 }
 
+/* A node named by the caller, as check_node() found it. */
+struct node {
+	struct udev *udev;
+	struct udev_device *dev; /* its sysfs device; NULL without sysfs */
+	dev_t rdev;              /* the device number it was checked with */
+};
+
+static void node_done(struct node *n)
+{
+	udev_device_unref(n->dev);
+	udev_unref(n->udev);
+}
+
 /*
  * Say whether @path may be opened as a V4L2 video node, before opening it:
  * opening just any character device can have effects (a watchdog starts
  * counting), so a node sysfs places outside video4linux is refused
- * unopened. Without sysfs (*ret_dev NULL), QUERYCAP has to tell.
+ * unopened. Without sysfs (n->dev NULL), QUERYCAP has to tell. @n is the
+ * caller's to node_done(), also on failure.
  */
-static int check_node(struct udev *udev, const char *path, dev_t *ret_rdev, struct udev_device **ret_dev)
+static int check_node(const char *path, struct node *n)
 {
-	struct udev_device *dev;
 	const char *subsystem;
 	struct stat st;
 
@@ -188,20 +202,16 @@ static int check_node(struct udev *udev, const char *path, dev_t *ret_rdev, stru
 		return -errno;
 	if (!S_ISCHR(st.st_mode))
 		return -ENOTTY;
-	dev = udev ? udev_device_new_from_devnum(udev, 'c', st.st_rdev) : NULL;
-	if (dev) {
-		subsystem = udev_device_get_subsystem(dev);
-		if (!subsystem || strcmp(subsystem, "video4linux") != 0) {
-			udev_device_unref(dev);
+	n->udev = udev_new();
+	n->dev = n->udev ? udev_device_new_from_devnum(n->udev, 'c', st.st_rdev) : NULL;
+	if (n->dev) {
+		subsystem = udev_device_get_subsystem(n->dev);
+		if (!subsystem || strcmp(subsystem, "video4linux") != 0)
 			return -ENOTTY;
-		}
-		if (!is_video_sysname(udev_device_get_sysname(dev))) {
-			udev_device_unref(dev);
+		if (!is_video_sysname(udev_device_get_sysname(n->dev)))
 			return -ENODEV;
-		}
 	}
-	*ret_rdev = st.st_rdev;
-	*ret_dev = dev;
+	n->rdev = st.st_rdev;
 	return 0;
 }
 
@@ -275,19 +285,16 @@ static int query_node(const char *path, dev_t rdev, bool v4l2_known, struct hws_
 int hws_camera_info_get(const char *devnode, struct hws_camera_info *ret_info)
 {
 	struct hws_camera_info info = { 0 };
-	struct udev_device *dev = NULL;
-	struct udev *udev;
-	dev_t rdev = 0;
+	struct node node = { 0 };
 	int r;
 
 	if (!devnode || !*devnode || !ret_info)
 		return -EINVAL;
-	udev = udev_new();
-	r = check_node(udev, devnode, &rdev, &dev);
+	r = check_node(devnode, &node);
 	if (r < 0)
 		goto out;
-	if (dev)
-		fill_from_udev(dev, &info);
+	if (node.dev)
+		fill_from_udev(node.dev, &info);
 	if (!info.devnode[0]) {
 		if (strlen(devnode) >= sizeof(info.devnode)) {
 			r = -ENAMETOOLONG;
@@ -295,14 +302,13 @@ int hws_camera_info_get(const char *devnode, struct hws_camera_info *ret_info)
 		}
 		copy_string(info.devnode, sizeof(info.devnode), devnode);
 	}
-	r = query_node(devnode, rdev, dev != NULL, &info);
+	r = query_node(devnode, node.rdev, node.dev != NULL, &info);
 	if (r < 0)
 		goto out;
 	fill_model(&info);
 	*ret_info = info;
 out:
-	udev_device_unref(dev);
-	udev_unref(udev);
+	node_done(&node);
 	return r;
 }
 
@@ -468,33 +474,11 @@ static int compare_size(const void *a, const void *b)
 	return x->width < y->width ? -1 : x->width > y->width;
 }
 
-/* Sort fastest first and drop repeats (2/50 is 1/25). */
-static size_t sort_intervals(struct hws_fract *v, size_t n)
-{
-	size_t k = 0;
-
-	qsort(v, n, sizeof(*v), compare_interval);
-	for (size_t i = 0; i < n; i++)
-		if (!k || compare_fract(v[k - 1], v[i]) != 0)
-			v[k++] = v[i];
-	return k;
-}
-
-static int push_interval(struct hws_fract **v, size_t *n, size_t *cap, struct hws_fract f)
+static int push_interval(struct hws__array *a, struct hws_fract f)
 {
 	if (!f.num || !f.den)
 		return 0; /* a driver's 0/0: nothing to offer */
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct hws_fract *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
-	(*v)[(*n)++] = f;
-	return 0;
+	return hws__array_push(a, &f);
 }
 
 /* Is @f = min + k * step for a whole k >= 0? In 128 bits: the products of
@@ -512,8 +496,7 @@ static bool on_interval_step(struct hws_fract f, struct hws_fract min, struct hw
 	return num % den == 0;
 }
 
-static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws_fract **v, size_t *n,
-				 size_t *cap)
+static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws__array *a)
 {
 	struct hws_fract min = { fi->stepwise.min.numerator, fi->stepwise.min.denominator };
 	struct hws_fract max = { fi->stepwise.max.numerator, fi->stepwise.max.denominator };
@@ -522,9 +505,9 @@ static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws_f
 
 	if (!min.num || !min.den || !max.num || !max.den)
 		return 0;
-	r = push_interval(v, n, cap, min);
+	r = push_interval(a, min);
 	if (r >= 0)
-		r = push_interval(v, n, cap, max);
+		r = push_interval(a, max);
 	for (size_t i = 0; r >= 0 && i < sizeof(friendly_rates) / sizeof(friendly_rates[0]); i++) {
 		struct hws_fract f = { 1, friendly_rates[i] };
 
@@ -532,7 +515,7 @@ static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws_f
 			continue;
 		if (fi->type == V4L2_FRMIVAL_TYPE_STEPWISE && !on_interval_step(f, min, step))
 			continue;
-		r = push_interval(v, n, cap, f);
+		r = push_interval(a, f);
 	}
 	return r;
 }
@@ -542,8 +525,7 @@ static int expand_interval_range(const struct v4l2_frmivalenum *fi, struct hws_f
 static int list_intervals(int fd, uint32_t fourcc, uint32_t width, uint32_t height,
 			  struct hws_fract **ret, size_t *ret_n)
 {
-	struct hws_fract *v = NULL;
-	size_t n = 0, cap = 0;
+	struct hws__array a = HWS__ARRAY_INIT(struct hws_fract);
 	int r = 0;
 
 	for (uint32_t i = 0; i < MAX_INDEX; i++) {
@@ -559,24 +541,23 @@ static int list_intervals(int fd, uint32_t fourcc, uint32_t width, uint32_t heig
 		if (r < 0)
 			break;
 		if (fi.type == V4L2_FRMIVAL_TYPE_DISCRETE) {
-			r = push_interval(&v, &n, &cap,
-					  (struct hws_fract){ fi.discrete.numerator, fi.discrete.denominator });
+			r = push_interval(&a, (struct hws_fract){ fi.discrete.numerator, fi.discrete.denominator });
 		} else {
 			/* A range is the only entry there is. */
-			r = expand_interval_range(&fi, &v, &n, &cap);
+			r = expand_interval_range(&fi, &a);
 			break;
 		}
 		if (r < 0)
 			break;
 	}
-	if (r < 0 || !n) {
-		free(v);
-		v = NULL;
-	}
-	if (r < 0)
+	if (r < 0) {
+		free(a.v);
 		return r;
-	*ret_n = n ? sort_intervals(v, n) : 0;
-	*ret = v;
+	}
+	/* Fastest first, without repeats (2/50 is 1/25). */
+	hws__array_sort_unique(&a, compare_interval);
+	*ret = a.v;
+	*ret_n = a.n;
 	return 0;
 }
 
@@ -592,21 +573,6 @@ static bool size_fits(const struct v4l2_frmsizeenum *fs, struct size s)
 	       (!sh || (s.height - fs->stepwise.min_height) % sh == 0);
 }
 
-static int push_size(struct size **v, size_t *n, size_t *cap, struct size s)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct size *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
-	(*v)[(*n)++] = s;
-	return 0;
-}
-
 /*
  * The sizes of one format. A range becomes its two ends, the common sizes
  * it allows and @current (the device's current size), smallest first.
@@ -614,8 +580,7 @@ static int push_size(struct size **v, size_t *n, size_t *cap, struct size s)
  */
 static int list_sizes(int fd, uint32_t fourcc, struct size current, struct size **ret, size_t *ret_n)
 {
-	struct size *v = NULL;
-	size_t n = 0, cap = 0;
+	struct hws__array a = HWS__ARRAY_INIT(struct size);
 	int r = 0;
 
 	for (uint32_t i = 0; i < MAX_INDEX; i++) {
@@ -631,36 +596,29 @@ static int list_sizes(int fd, uint32_t fourcc, struct size current, struct size 
 		if (r < 0)
 			break;
 		if (fs.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
-			r = push_size(&v, &n, &cap, (struct size){ fs.discrete.width, fs.discrete.height });
+			r = hws__array_push(&a, &(struct size){ fs.discrete.width, fs.discrete.height });
 			if (r < 0)
 				break;
 			continue;
 		}
-		r = push_size(&v, &n, &cap, (struct size){ fs.stepwise.min_width, fs.stepwise.min_height });
+		r = hws__array_push(&a, &(struct size){ fs.stepwise.min_width, fs.stepwise.min_height });
 		if (r >= 0)
-			r = push_size(&v, &n, &cap, (struct size){ fs.stepwise.max_width, fs.stepwise.max_height });
+			r = hws__array_push(&a, &(struct size){ fs.stepwise.max_width, fs.stepwise.max_height });
 		for (size_t k = 0; r >= 0 && k < sizeof(common_sizes) / sizeof(common_sizes[0]); k++)
 			if (size_fits(&fs, common_sizes[k]))
-				r = push_size(&v, &n, &cap, common_sizes[k]);
+				r = hws__array_push(&a, &common_sizes[k]);
 		if (r >= 0 && current.width && size_fits(&fs, current))
-			r = push_size(&v, &n, &cap, current);
-		if (r >= 0) {
-			size_t k = 0;
-
-			qsort(v, n, sizeof(*v), compare_size);
-			for (size_t j = 0; j < n; j++)
-				if (!k || compare_size(&v[k - 1], &v[j]) != 0)
-					v[k++] = v[j];
-			n = k;
-		}
+			r = hws__array_push(&a, &current);
+		if (r >= 0)
+			hws__array_sort_unique(&a, compare_size);
 		break; /* a range is the only entry there is */
 	}
 	if (r < 0) {
-		free(v);
+		free(a.v);
 		return r;
 	}
-	*ret = v;
-	*ret_n = n;
+	*ret = a.v;
+	*ret_n = a.n;
 	return 0;
 }
 
@@ -673,31 +631,11 @@ void hws_camera_modes_free(struct hws_camera_mode *modes, size_t n)
 	free(modes);
 }
 
-struct mode_list {
-	struct hws_camera_mode *v;
-	size_t n;
-	size_t cap;
-};
-
-/* Adds a mode; takes @intervals, also on failure. */
-static int push_mode(struct mode_list *l, const struct v4l2_fmtdesc *f, struct size s,
+/* Adds a mode to @l; takes @intervals, also on failure. */
+static int push_mode(struct hws__array *l, const struct v4l2_fmtdesc *f, struct size s,
 		     struct hws_fract *intervals, size_t n_intervals)
 {
-	struct hws_camera_mode *m;
-
-	if (l->n == l->cap) {
-		size_t c = l->cap ? l->cap * 2 : 32;
-		struct hws_camera_mode *p;
-
-		if (c > INT_MAX || !(p = realloc(l->v, c * sizeof(*p)))) {
-			free(intervals);
-			return -ENOMEM;
-		}
-		l->v = p;
-		l->cap = c;
-	}
-	m = &l->v[l->n++];
-	*m = (struct hws_camera_mode){
+	struct hws_camera_mode m = {
 		.fourcc = f->pixelformat,
 		.width = s.width,
 		.height = s.height,
@@ -705,11 +643,17 @@ static int push_mode(struct mode_list *l, const struct v4l2_fmtdesc *f, struct s
 		.intervals = intervals,
 		.emulated = f->flags & V4L2_FMT_FLAG_EMULATED,
 	};
-	copy_field(m->description, sizeof(m->description), f->description, sizeof(f->description));
-	return 0;
+	int r;
+
+	copy_field(m.description, sizeof(m.description), f->description, sizeof(f->description));
+	/* hws_camera_modes() returns the count as an int. */
+	r = l->n < INT_MAX ? hws__array_push(l, &m) : -ENOMEM;
+	if (r < 0)
+		free(intervals);
+	return r;
 }
 
-static int list_modes(int fd, struct mode_list *l)
+static int list_modes(int fd, struct hws__array *l)
 {
 	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	struct size current = { 0, 0 };
@@ -760,21 +704,18 @@ static int list_modes(int fd, struct mode_list *l)
 
 int hws_camera_modes(const char *devnode, struct hws_camera_mode **ret_modes)
 {
-	struct mode_list l = { 0 };
-	struct udev_device *dev = NULL;
+	struct hws__array l = HWS__ARRAY_INIT(struct hws_camera_mode);
 	struct v4l2_capability cap;
-	struct udev *udev;
-	dev_t rdev = 0;
+	struct node node = { 0 };
 	int fd = -1, r;
 	bool wrapped = false;
 
 	if (!devnode || !*devnode || !ret_modes)
 		return -EINVAL;
-	udev = udev_new();
-	r = check_node(udev, devnode, &rdev, &dev);
+	r = check_node(devnode, &node);
 	if (r < 0)
 		goto out;
-	r = open_capture(devnode, rdev, dev != NULL, &fd, &cap);
+	r = open_capture(devnode, node.rdev, node.dev != NULL, &fd, &cap);
 	if (r < 0)
 		goto out;
 	/* With conversion on, libv4l2 adds the formats libv4lconvert can
@@ -787,8 +728,7 @@ int hws_camera_modes(const char *devnode, struct hws_camera_mode **ret_modes)
 	r = list_modes(fd, &l);
 out:
 	close_node(fd, wrapped);
-	udev_device_unref(dev);
-	udev_unref(udev);
+	node_done(&node);
 	if (r < 0) {
 		hws_camera_modes_free(l.v, l.n);
 		return r;

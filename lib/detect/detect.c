@@ -36,6 +36,7 @@
 
 #include <hwsight/detect.h>
 
+#include "array-util.h"
 #include "sysfs-util.h"
 
 #define W83793_REG_BANKSEL  0x00
@@ -285,38 +286,21 @@ static bool read_device(struct hws_detected_chip *c, const char *sysdir,
 	return true;
 }
 
-/* Results are gathered before any callback runs, so that a call that
- * fails has not reported anything. */
-struct chip_list {
-	struct hws_detected_chip *v;
-	size_t n, cap;
-};
-
-static int chip_list_add(struct chip_list *l, const struct hws_detected_chip *c)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct hws_detected_chip *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = *c;
-	return 0;
-}
-
 /*
- * Hand what the scans found to @cb, unless they failed (@r < 0), and free
- * the list either way: every public entry point ends here.
+ * The scans gather their results in @l (a struct hws__array of struct
+ * hws_detected_chip) before any callback runs, so that a call that fails
+ * has not reported anything. Hand what they found to @cb, unless they
+ * failed (@r < 0), and free the list either way: every public entry point
+ * ends here.
  * Return: the number of chips handed over, the scans' error @r, or the
  * first negative return of @cb.
  */
-static int chip_list_finish(int r, struct chip_list *l, hws_detect_cb cb, void *userdata)
+static int chip_list_finish(int r, struct hws__array *l, hws_detect_cb cb, void *userdata)
 {
+	const struct hws_detected_chip *chips = l->v;
+
 	for (size_t i = 0; r >= 0 && i < l->n; i++) {
-		int q = cb(&l->v[i], userdata);
+		int q = cb(&chips[i], userdata);
 
 		if (q < 0)
 			r = q;
@@ -354,7 +338,7 @@ static void describe_bound(struct hws_detected_chip *c)
 }
 
 static int probe_address(int fd, int bus, unsigned int addr, const char *adapter,
-			 struct chip_list *out)
+			 struct hws__array *out)
 {
 	struct hws_detected_chip c = { .bus = bus, .addr = (int)addr };
 	char devname[32];
@@ -364,7 +348,7 @@ static int probe_address(int fd, int bus, unsigned int addr, const char *adapter
 	read_device(&c, I2C_SYSFS "/devices", devname, NULL);
 	if (c.bound_driver[0]) {
 		describe_bound(&c);
-		return chip_list_add(out, &c);
+		return hws__array_push(out, &c);
 	}
 	if (ioctl(fd, I2C_SLAVE, (unsigned long)addr) < 0) {
 		if (errno != EBUSY)
@@ -372,7 +356,7 @@ static int probe_address(int fd, int bus, unsigned int addr, const char *adapter
 		/* Bound since we looked, or by a client sysfs does not show. */
 		read_device(&c, I2C_SYSFS "/devices", devname, NULL);
 		describe_bound(&c);
-		return chip_list_add(out, &c);
+		return hws__array_push(out, &c);
 	}
 
 	for (size_t i = 0; i < ARRAY_SIZE(i2c_chips); i++) {
@@ -396,7 +380,7 @@ static int probe_address(int fd, int bus, unsigned int addr, const char *adapter
 					 c.bind_line, sizeof(c.bind_line));
 		if (r < 0)
 			return r;
-		return chip_list_add(out, &c);
+		return hws__array_push(out, &c);
 	}
 	return 0;
 }
@@ -409,7 +393,7 @@ static bool address_wanted(unsigned int addr)
 	return false;
 }
 
-static int scan_bus(int bus, struct chip_list *out)
+static int scan_bus(int bus, struct hws__array *out)
 {
 	char path[64], adapter[HWS_DETECT_NAME_MAX] = "";
 	unsigned long funcs;
@@ -452,7 +436,7 @@ static int compare_device(const void *a, const void *b)
 	return strverscmp(x->device, y->device);
 }
 
-static int scan_platform(struct chip_list *out)
+static int scan_platform(struct hws__array *out)
 {
 	size_t first = out->n;
 	struct dirent *de;
@@ -484,7 +468,7 @@ static int scan_platform(struct chip_list *out)
 				if (r < 0)
 					break;
 			}
-			r = chip_list_add(out, &c);
+			r = hws__array_push(out, &c);
 			break;
 		}
 	}
@@ -532,7 +516,7 @@ int hws_detect_list_buses(int *buses, size_t size)
 
 int hws_detect_bus(int bus, hws_detect_cb cb, void *userdata)
 {
-	struct chip_list l = { 0 };
+	struct hws__array l = HWS__ARRAY_INIT(struct hws_detected_chip);
 
 	if (bus < 0 || !cb)
 		return -EINVAL;
@@ -541,7 +525,7 @@ int hws_detect_bus(int bus, hws_detect_cb cb, void *userdata)
 
 int hws_detect_platform(hws_detect_cb cb, void *userdata)
 {
-	struct chip_list l = { 0 };
+	struct hws__array l = HWS__ARRAY_INIT(struct hws_detected_chip);
 
 	if (!cb)
 		return -EINVAL;
@@ -550,7 +534,7 @@ int hws_detect_platform(hws_detect_cb cb, void *userdata)
 
 int hws_detect_all(hws_detect_cb cb, void *userdata)
 {
-	struct chip_list l = { 0 };
+	struct hws__array l = HWS__ARRAY_INIT(struct hws_detected_chip);
 	int *buses = NULL;
 	int n, r;
 

@@ -137,17 +137,10 @@ int hws__parse_value(const char *text, double *ret)
 	char *end;
 	double v;
 
-	while (*text == ' ' || *text == '\t')
-		text++;
-	if (!*text)
-		return -EINVAL;
+	text = hws__skip_blanks(text);
 	errno = 0;
 	v = strtod(text, &end);
-	if (end == text)
-		return -EINVAL;
-	while (*end == ' ' || *end == '\t' || *end == '\n')
-		end++;
-	if (*end || !isfinite(v))
+	if (end == text || !hws__blank_tail(end) || !isfinite(v))
 		return -EINVAL;
 	/* Drivers print C longs: anything beyond is garbage, not a value. */
 	if (errno == ERANGE || fabs(v) > 9223372036854775807.0)
@@ -551,6 +544,13 @@ static int name_cmp(const void *a, const void *b)
 	return lx != ly ? (int)lx - (int)ly : strcmp(*x, *y);
 }
 
+void hws__hwmon_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 int hws__hwmon_list(char ***ret_names, size_t *ret_n)
 {
 	char **names = NULL, **n;
@@ -581,9 +581,7 @@ int hws__hwmon_list(char ***ret_names, size_t *ret_n)
 	}
 	closedir(dir);
 	if (r < 0) {
-		while (count)
-			free(names[--count]);
-		free(names);
+		hws__hwmon_names_free(names, count);
 		return r;
 	}
 	if (count)
@@ -617,9 +615,7 @@ int hws__hwmon_scan(struct hws__chip ***ret_chips, size_t *ret_n)
 		else if (q == 0)
 			n++;
 	}
-	for (size_t i = 0; i < n_names; i++)
-		free(names[i]);
-	free(names);
+	hws__hwmon_names_free(names, n_names);
 	if (r < 0) {
 		while (n)
 			hws__chip_free(chips[--n]);

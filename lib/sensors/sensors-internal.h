@@ -77,7 +77,10 @@ struct hws_sensors {
 
 /* hwmon.c: discovery and classification, from sysfs alone. */
 int hws__hwmon_scan(struct hws__chip ***ret_chips, size_t *ret_n);
+/* The hwmonN names in /sys/class/hwmon, hwmon2 before hwmon10; the caller
+ * frees them with hws__hwmon_names_free(). */
 int hws__hwmon_list(char ***ret_names, size_t *ret_n);
+void hws__hwmon_names_free(char **names, size_t n);
 void hws__chip_free(struct hws__chip *chip);
 void hws__feature_clear(struct hws_feature *f, struct hws__feature_priv *p);
 bool hws__item_is_live(enum hws_sensor_item item);

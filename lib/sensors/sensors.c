@@ -237,9 +237,7 @@ int hws_sensors_rescan(struct hws_sensors *s)
 	same = n == s->n_chips;
 	for (size_t i = 0; same && i < n; i++)
 		same = s->chips[i]->pub.present && !strcmp(names[i], s->chips[i]->hwmon);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	hws__hwmon_names_free(names, n);
 	if (same)
 		return 0;
 	chips_free(s);

@@ -63,23 +63,34 @@ int hws__write_attr(int dirfd, const char *name, const char *value)
 	return r;
 }
 
+const char *hws__skip_blanks(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+bool hws__blank_tail(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	return !*s;
+}
+
 int hws__parse_long(const char *s, long *ret)
 {
 	char *end;
 	long v;
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!*s || !(isdigit((unsigned char)*s) || *s == '-' || *s == '+'))
+	/* strtol() would skip any white space, a newline before the number
+	 * included: only blanks are padding. */
+	s = hws__skip_blanks(s);
+	if (!isdigit((unsigned char)*s) && *s != '-' && *s != '+')
 		return -EINVAL;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (end == s || !isdigit((unsigned char)end[-1]))
-		return -EINVAL;
 	/* The shape first: "99999999999999999999abc" is garbage, not too big. */
-	while (*end == ' ' || *end == '\t' || *end == '\n')
-		end++;
-	if (*end)
+	if (end == s || !isdigit((unsigned char)end[-1]) || !hws__blank_tail(end))
 		return -EINVAL;
 	if (errno == ERANGE)
 		return -ERANGE;

@@ -2,6 +2,7 @@
 #ifndef HWS_UTIL_SYSFS_UTIL_H
 #define HWS_UTIL_SYSFS_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -23,6 +24,12 @@ int hws__pread_attr(int fd, char *buf, size_t size);
  * write(), as echo does. Returns 0 or a negative errno: what the driver's
  * store() answered, or -EIO for a short write. */
 int hws__write_attr(int dirfd, const char *name, const char *value);
+
+/* Numbers in attribute files may be padded: blanks (' ', '\t') before,
+ * blanks or a newline after. hws__skip_blanks() returns @s past the leading
+ * ones; hws__blank_tail() is true when nothing but trailing ones is left. */
+const char *hws__skip_blanks(const char *s);
+bool hws__blank_tail(const char *s);
 
 /* Parse a decimal integer as sysfs prints it: optional leading blanks and
  * sign, digits, optional trailing blanks or newline, nothing else. Returns 0,

@@ -24,47 +24,46 @@ struct options {
 	const char *dev; /* NULL: every camera */
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: hwsight cameras [-j] [DEVICE]\n"
-	      "\n"
-	      "List the V4L2 video capture devices (or only DEVICE, e.g. /dev/video0 or a\n"
-	      "/dev/v4l/by-id/ link): what each one is, and every format, size and frame\n"
-	      "rate it offers. Rates that are a whole number of 1/300 s ticks, the ones\n"
-	      "'hwsight capture' paces exactly, are marked with '*'.\n"
-	      "\n"
-	      "  -j, --json    JSON output: a list of cameras, each with its modes\n"
-	      "  -h, --help    show this help\n"
-	      "\n"
-	      "Formats marked 'emulated' are converted from the device's own by libv4lconvert\n"
-	      "('hwsight capture --convert'). A usbvision grabber allows one program at a\n"
-	      "time: while another one captures from it, it is listed as busy.\n"
-	      "\n"
-	      "Exit status: 0 when every device was described; 1 when there is none, DEVICE\n"
-	      "is not a V4L2 capture device, or a device could not be asked; 2 for a usage\n"
-	      "error.\n",
-	      f);
-}
+static const struct tool_command command = {
+	.name = "cameras",
+	.head = "Usage: hwsight cameras [-j] [DEVICE]\n"
+		"\n"
+		"List the V4L2 video capture devices (or only DEVICE, e.g. /dev/video0 or a\n"
+		"/dev/v4l/by-id/ link): what each one is, and every format, size and frame\n"
+		"rate it offers. Rates that are a whole number of 1/300 s ticks, the ones\n"
+		"'hwsight capture' paces exactly, are marked with '*'.\n"
+		"\n",
+	.options = (const struct tool_option[]){
+		{ "json", 'j', NULL, "JSON output: a list of cameras, each with its modes" },
+		{ "help", 'h', NULL, "show this help" },
+		{ NULL },
+	},
+	.column = 16,
+	.tail = "\n"
+		"Formats marked 'emulated' are converted from the device's own by libv4lconvert\n"
+		"('hwsight capture --convert'). A usbvision grabber allows one program at a\n"
+		"time: while another one captures from it, it is listed as busy.\n"
+		"\n"
+		"Exit status: 0 when every device was described; 1 when there is none, DEVICE\n"
+		"is not a V4L2 capture device, or a device could not be asked; 2 for a usage\n"
+		"error.\n",
+};
 
 /* Returns 0 to go on, -1 when --help was shown, 2 for a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct tool_getopt g;
 	int c;
 
 	*o = (struct options){ 0 };
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	tool_getopt_init(&g, &command);
+	while ((c = tool_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
 			break;
 		default: /* -h too */
-			return tool_help_or_try_help(c, "cameras", usage);
+			return tool_help_or_try_help(c, &command);
 		}
 	}
 	if (optind < argc)
@@ -147,11 +146,23 @@ static void line_end(struct wrapped_line *ln)
 		putchar('\n');
 }
 
+/* The marks a listing can use; each one it used is explained below it,
+ * in this order. */
+enum mark { MARK_FRIENDLY, MARK_UNFRIENDLY, MARK_NO_RATES, MARK_EMULATED, N_MARKS };
+
+static const char *const mark_legend[N_MARKS] = {
+	[MARK_FRIENDLY] = "*             300 Hz-friendly: a whole number of 1/300 s ticks per frame;\n"
+			  "              'hwsight capture' paces these exactly.",
+	[MARK_UNFRIENDLY] = "no *          not a whole number of ticks: 'hwsight capture' does not pace at\n"
+			    "              these, but can capture faster and keep frames on the grid.",
+	[MARK_NO_RATES] = "no rate list  the driver lists no frame rates: a TV input runs at the rate of\n"
+			  "              its standard (PAL 25 fps, NTSC 29.97 fps).",
+	[MARK_EMULATED] = "emulated      converted from the device's own format by libv4lconvert\n"
+			  "              ('hwsight capture --convert').",
+};
+
 struct legend {
-	bool friendly;
-	bool unfriendly;
-	bool no_rates;
-	bool emulated;
+	bool used[N_MARKS];
 };
 
 /* The modes of one format all have the same fourcc, description and
@@ -206,7 +217,7 @@ static void print_sizes_without_rates(const struct hws_camera_mode *m, size_t n,
 	}
 	line_item(&ln, "no rate list");
 	line_end(&ln);
-	lg->no_rates = true;
+	lg->used[MARK_NO_RATES] = true;
 }
 
 static void print_size_with_rates(const struct hws_camera_mode *m, struct legend *lg)
@@ -223,10 +234,10 @@ static void print_size_with_rates(const struct hws_camera_mode *m, struct legend
 		if (hws_interval_is_friendly(m->intervals[k]) && ticks > 0) {
 			snprintf(item, sizeof(item), "%.3f fps (%ld tick%s) *", fps_of(m->intervals[k]), ticks,
 				 ticks == 1 ? "" : "s");
-			lg->friendly = true;
+			lg->used[MARK_FRIENDLY] = true;
 		} else {
 			snprintf(item, sizeof(item), "%.3f fps", fps_of(m->intervals[k]));
-			lg->unfriendly = true;
+			lg->used[MARK_UNFRIENDLY] = true;
 		}
 		line_item(&ln, item);
 	}
@@ -248,7 +259,7 @@ static void print_modes_text(const struct hws_camera_mode *modes, size_t n, stru
 		end = format_end(modes, n, start);
 		tool_fourcc_str(m->fourcc, cc);
 		printf("    %-7s %s%s", cc, m->description, m->emulated ? " (emulated)" : "");
-		lg->emulated |= m->emulated;
+		lg->used[MARK_EMULATED] |= m->emulated;
 		same = earlier_same(modes, start, end);
 		if (same) {
 			tool_fourcc_str(same->fourcc, ref);
@@ -302,21 +313,17 @@ static void print_camera_text(const struct hws_camera_info *c, const struct hws_
 
 static void print_legend(const struct legend *lg)
 {
-	if (!lg->friendly && !lg->unfriendly && !lg->no_rates && !lg->emulated)
-		return;
-	putchar('\n');
-	if (lg->friendly)
-		puts("*             300 Hz-friendly: a whole number of 1/300 s ticks per frame;\n"
-		     "              'hwsight capture' paces these exactly.");
-	if (lg->unfriendly)
-		puts("no *          not a whole number of ticks: 'hwsight capture' does not pace at\n"
-		     "              these, but can capture faster and keep frames on the grid.");
-	if (lg->no_rates)
-		puts("no rate list  the driver lists no frame rates: a TV input runs at the rate of\n"
-		     "              its standard (PAL 25 fps, NTSC 29.97 fps).");
-	if (lg->emulated)
-		puts("emulated      converted from the device's own format by libv4lconvert\n"
-		     "              ('hwsight capture --convert').");
+	bool any = false;
+
+	for (int k = 0; k < N_MARKS; k++) {
+		if (!lg->used[k])
+			continue;
+		/* A blank line between the listing and its legend. */
+		if (!any)
+			putchar('\n');
+		any = true;
+		puts(mark_legend[k]);
+	}
 }
 
 /* ---- JSON ------------------------------------------------------------------ */

@@ -4,8 +4,8 @@
  * to image files or to stdout as a raw stream.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -40,27 +40,33 @@ struct options {
 	bool convert;
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: hwsight capture [OPTION...]\n"
-	      "Capture frames from a V4L2 camera, paced on the 300 Hz grid.\n\n"
-	      "  -d, --device DEV      the camera (default: the first one)\n"
-	      "  -s, --size WxH        frame size, e.g. 640x480\n"
-	      "  -f, --format FOURCC   pixel format, e.g. YUYV, MJPG, RGB3, XR15-BE\n"
-	      "      --fps RATE        frame rate: 25, 30, 12.5 or 75/2; it must be 300 Hz-friendly\n"
-	      "                        (a whole number of 1/300 s ticks per frame)\n"
-	      "  -n, --count N         frames to keep (default 1 with an image -o,\n"
-	      "                        else until interrupted)\n"
-	      "      --skip N          discard the first N frames (sensor warm-up)\n"
-	      "  -o, --output PATTERN  frame-%04d.jpg, .ppm, .png, .jpg or .raw; - for a raw\n"
-	      "                        stream on stdout (or to a FIFO or device: /dev/null)\n"
-	      "      --stats FILE      write the pacing statistics as JSON at the end (- for stdout)\n"
-	      "  -q, --quality Q       JPEG quality 1-100 (default 85)\n"
-	      "      --convert         let libv4lconvert make a format the camera lacks\n"
-	      "      --timeout MS      give up when no frame comes for MS ms (default 2000)\n"
-	      "  -h, --help            this help\n",
-	      f);
-}
+enum { OPT_FPS = 256, OPT_SKIP, OPT_STATS, OPT_CONVERT, OPT_TIMEOUT };
+
+static const struct tool_command command = {
+	.name = "capture",
+	.head = "Usage: hwsight capture [OPTION...]\n"
+		"Capture frames from a V4L2 camera, paced on the 300 Hz grid.\n\n",
+	.options = (const struct tool_option[]){
+		{ "device", 'd', "DEV", "the camera (default: the first one)" },
+		{ "size", 's', "WxH", "frame size, e.g. 640x480" },
+		{ "format", 'f', "FOURCC", "pixel format, e.g. YUYV, MJPG, RGB3, XR15-BE" },
+		{ "fps", OPT_FPS, "RATE",
+		  "frame rate: 25, 30, 12.5 or 75/2; it must be 300 Hz-friendly\n"
+		  "(a whole number of 1/300 s ticks per frame)" },
+		{ "count", 'n', "N", "frames to keep (default 1 with an image -o,\nelse until interrupted)" },
+		{ "skip", OPT_SKIP, "N", "discard the first N frames (sensor warm-up)" },
+		{ "output", 'o', "PATTERN",
+		  "frame-%04d.jpg, .ppm, .png, .jpg or .raw; - for a raw\n"
+		  "stream on stdout (or to a FIFO or device: /dev/null)" },
+		{ "stats", OPT_STATS, "FILE", "write the pacing statistics as JSON at the end (- for stdout)" },
+		{ "quality", 'q', "Q", "JPEG quality 1-100 (default 85)" },
+		{ "convert", OPT_CONVERT, NULL, "let libv4lconvert make a format the camera lacks" },
+		{ "timeout", OPT_TIMEOUT, "MS", "give up when no frame comes for MS ms (default 2000)" },
+		{ "help", 'h', NULL, "this help" },
+		{ NULL },
+	},
+	.column = 24,
+};
 
 /* "YUYV", "Y16", or "XR15-BE" for the big-endian variant, as v4l2-ctl
  * and `hwsight cameras` write them. */
@@ -135,26 +141,12 @@ static void suggest_rates(struct hws_fract want)
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_FPS = 256, OPT_SKIP, OPT_STATS, OPT_CONVERT, OPT_TIMEOUT };
-	static const struct option longopts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "size", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "fps", required_argument, NULL, OPT_FPS },
-		{ "count", required_argument, NULL, 'n' },
-		{ "skip", required_argument, NULL, OPT_SKIP },
-		{ "output", required_argument, NULL, 'o' },
-		{ "stats", required_argument, NULL, OPT_STATS },
-		{ "quality", required_argument, NULL, 'q' },
-		{ "convert", no_argument, NULL, OPT_CONVERT },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct tool_getopt g;
 	long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:s:f:n:o:q:h", longopts, NULL)) != -1) {
+	tool_getopt_init(&g, &command);
+	while ((c = tool_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': o->device = optarg; break;
 		case 's': {
@@ -211,7 +203,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->timeout_ms = (int)v;
 			break;
 		default: /* -h too */
-			return tool_help_or_usage_error(c, usage);
+			return tool_help_or_usage_error(c, &command);
 		}
 	}
 	if (optind < argc) {

@@ -39,45 +39,43 @@ struct report {
 	size_t found;
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: hwsight detect [-b BUS] [-j]\n"
-	      "\n"
-	      "Find hardware monitor chips that no driver drives yet and print the command\n"
-	      "that binds their driver. Read-only: only ID registers are read, only at the\n"
-	      "addresses a chip can have, and an address a driver owns is reported, never\n"
-	      "read. Scanning /dev/i2c-N needs root and the i2c-dev module.\n"
-	      "\n"
-	      "  -b, --bus N   scan /dev/i2c-N only (default: every I2C bus, and the\n"
-	      "                Super-I/O chips the kernel found)\n"
-	      "  -j, --json    JSON output\n"
-	      "  -h, --help    show this help\n"
-	      "\n"
-	      "Chips: Winbond W83793 (I2C 0x2c-0x2f, driver w83793). National PC87427\n"
-	      "sits on Super-I/O ports, which are not probed: it is reported once the\n"
-	      "pc87427 driver found it (try 'modprobe pc87427').\n"
-	      "\n"
-	      "Exit status: 0 when the scan ran, found chips or not; 1 when a bus could\n"
-	      "not be scanned or there is no I2C bus; 2 for a usage error.\n",
-	      f);
-}
+static const struct tool_command command = {
+	.name = "detect",
+	.head = "Usage: hwsight detect [-b BUS] [-j]\n"
+		"\n"
+		"Find hardware monitor chips that no driver drives yet and print the command\n"
+		"that binds their driver. Read-only: only ID registers are read, only at the\n"
+		"addresses a chip can have, and an address a driver owns is reported, never\n"
+		"read. Scanning /dev/i2c-N needs root and the i2c-dev module.\n"
+		"\n",
+	.options = (const struct tool_option[]){
+		{ "bus", 'b', "N",
+		  "scan /dev/i2c-N only (default: every I2C bus, and the\n"
+		  "Super-I/O chips the kernel found)" },
+		{ "json", 'j', NULL, "JSON output" },
+		{ "help", 'h', NULL, "show this help" },
+		{ NULL },
+	},
+	.column = 16,
+	.tail = "\n"
+		"Chips: Winbond W83793 (I2C 0x2c-0x2f, driver w83793). National PC87427\n"
+		"sits on Super-I/O ports, which are not probed: it is reported once the\n"
+		"pc87427 driver found it (try 'modprobe pc87427').\n"
+		"\n"
+		"Exit status: 0 when the scan ran, found chips or not; 1 when a bus could\n"
+		"not be scanned or there is no I2C bus; 2 for a usage error.\n",
+};
 
 /* Returns 0 to go on, -1 when --help was shown, 2 for a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "bus", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct tool_getopt g;
+	long v;
 	int c;
 
 	*o = (struct options){ .bus = -1 };
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:jh", longopts, NULL)) != -1) {
-		long v;
-
+	tool_getopt_init(&g, &command);
+	while ((c = tool_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'b':
 			if (tool_parse_long(optarg, 0, INT_MAX, &v) < 0) {
@@ -91,7 +89,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->json = true;
 			break;
 		default: /* -h too */
-			return tool_help_or_try_help(c, "detect", usage);
+			return tool_help_or_try_help(c, &command);
 		}
 	}
 	if (optind < argc) {

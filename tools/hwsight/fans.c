@@ -35,40 +35,40 @@ struct options {
 	int n_patterns;
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: hwsight fans [OPTION...] [CHIP...]\n"
-	      "       hwsight fans --calibrate CHIP/OUTPUT [--settle MS] [--tach fanN] [-j]\n"
-	      "List every controllable fan output: its mode, duty or target, and speed.\n\n"
-	      "  -j, --json             JSON, with the keys the table has\n"
-	      "      --calibrate OUTPUT take OUTPUT (CHIP/pwmN), step its duty from 255 down\n"
-	      "                         to find where the fan stops, then up to where it\n"
-	      "                         starts, and give it back as it was (root)\n"
-	      "      --settle MS        wait MS per step before reading the tach (default 3000)\n"
-	      "      --tach fanN        the tach that measures the output (default: its number)\n"
-	      "  -h, --help             this help\n\n"
-	      "CHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
-	      f);
-}
+enum { OPT_CALIBRATE = 256, OPT_SETTLE, OPT_TACH };
+
+static const struct tool_command command = {
+	.name = "fans",
+	.head = "Usage: hwsight fans [OPTION...] [CHIP...]\n"
+		"       hwsight fans --calibrate CHIP/OUTPUT [--settle MS] [--tach fanN] [-j]\n"
+		"List every controllable fan output: its mode, duty or target, and speed.\n\n",
+	.options = (const struct tool_option[]){
+		{ "json", 'j', NULL, "JSON, with the keys the table has" },
+		{ "calibrate", OPT_CALIBRATE, "OUTPUT",
+		  "take OUTPUT (CHIP/pwmN), step its duty from 255 down\n"
+		  "to find where the fan stops, then up to where it\n"
+		  "starts, and give it back as it was (root)" },
+		{ "settle", OPT_SETTLE, "MS", "wait MS per step before reading the tach (default 3000)" },
+		{ "tach", OPT_TACH, "fanN", "the tach that measures the output (default: its number)" },
+		{ "help", 'h', NULL, "this help" },
+		{ NULL },
+	},
+	.column = 25,
+	.tail = "\nCHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
+};
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "calibrate", required_argument, NULL, 'C' },
-		{ "settle", required_argument, NULL, 'S' },
-		{ "tach", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct tool_getopt g;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	tool_getopt_init(&g, &command);
+	while ((c = tool_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
-		case 'C': o->calibrate = optarg; break;
-		case 'T': o->tach = optarg; break;
-		case 'S':
+		case OPT_CALIBRATE: o->calibrate = optarg; break;
+		case OPT_TACH: o->tach = optarg; break;
+		case OPT_SETTLE:
 			if (tool_parse_long(optarg, 0, 600000, &o->settle_ms) < 0) {
 				fprintf(stderr, "hwsight fans: --settle takes milliseconds from 0 to 600000, not '%s'\n",
 					optarg);
@@ -76,7 +76,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			break;
 		default:
-			return tool_help_or_usage_error(c, usage);
+			return tool_help_or_usage_error(c, &command);
 		}
 	}
 	o->patterns = argv + optind;

@@ -26,80 +26,81 @@ struct motion_args {
 	struct hws_motion_detector_params params;
 };
 
-static void usage(FILE *f)
+enum { OPT_FIXED = 256, OPT_POLL, OPT_CALIBRATE, OPT_SYSFS };
+
+static const struct tool_command command = {
+	.name = "motion",
+	.head = "Usage: hwsight motion [OPTION...]\n"
+		"Show the Apple Motion Sensor's readings (ams or applesmc), in thousandths\n"
+		"of g, the machine's orientation, and sudden motion and free fall.\n"
+		"\n",
+	.options = (const struct tool_option[]){
+		{ "once", '1', NULL, "print one sample and exit" },
+		{ "count", 'n', "N", "stop after N samples" },
+		{ "interval", 'i', "MS",
+		  "a sample at least every MS ms (1-10000; default\n"
+		  "20 when polling sysfs, 100 from the input device;\n"
+		  "the detector is tuned for 20-50 ms)" },
+		{ "json", 'j', NULL, "one JSON object per line" },
+		{ "sensitivity", 's', "N",
+		  "detector threshold, larger is less sensitive\n"
+		  "(1-1000, default 15, as hdapsd's)" },
+		{ "fixed-threshold", OPT_FIXED, NULL, "do not raise the threshold under steady vibration" },
+		{ "poll", OPT_POLL, NULL, "poll sysfs even if the ams input device exists" },
+		{ "calibrate", OPT_CALIBRATE, NULL,
+		  "first measure the rest position (one second; the\n"
+		  "machine must lie still, flat and face up)" },
+		{ "sysfs", OPT_SYSFS, "DIR", "look for the sensor under DIR, not /sys" },
+		{ "verbose", 'v', NULL, "say which device is read, and how" },
+		{ "help", 'h', NULL, "show this help" },
+		{ NULL },
+	},
+	.column = 26,
+	.arg_sep = '=',
+	.tail = "\n"
+		"Exit status: 0 on success, 1 if the sensor is missing or cannot be read,\n"
+		"2 for bad options.\n",
+	.own_errors = true,
+};
+
+/* The value of -n, -i or -s: a whole number from @min to @max, or a
+ * message that names the option (@what) and what it takes. */
+static int number_arg(const char *arg, long min, long max, const char *what, const char *expected, long *ret)
 {
-	fputs("Usage: hwsight motion [OPTION...]\n"
-	      "Show the Apple Motion Sensor's readings (ams or applesmc), in thousandths\n"
-	      "of g, the machine's orientation, and sudden motion and free fall.\n"
-	      "\n"
-	      "  -1, --once              print one sample and exit\n"
-	      "  -n, --count=N           stop after N samples\n"
-	      "  -i, --interval=MS       a sample at least every MS ms (1-10000; default\n"
-	      "                          20 when polling sysfs, 100 from the input device;\n"
-	      "                          the detector is tuned for 20-50 ms)\n"
-	      "  -j, --json              one JSON object per line\n"
-	      "  -s, --sensitivity=N     detector threshold, larger is less sensitive\n"
-	      "                          (1-1000, default 15, as hdapsd's)\n"
-	      "      --fixed-threshold   do not raise the threshold under steady vibration\n"
-	      "      --poll              poll sysfs even if the ams input device exists\n"
-	      "      --calibrate         first measure the rest position (one second; the\n"
-	      "                          machine must lie still, flat and face up)\n"
-	      "      --sysfs=DIR         look for the sensor under DIR, not /sys\n"
-	      "  -v, --verbose           say which device is read, and how\n"
-	      "  -h, --help              show this help\n"
-	      "\n"
-	      "Exit status: 0 on success, 1 if the sensor is missing or cannot be read,\n"
-	      "2 for bad options.\n", f);
+	if (tool_parse_long(arg, min, max, ret) < 0) {
+		fprintf(stderr, PREFIX "invalid %s '%s' (expected %s)\n", what, arg, expected);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct motion_args *a)
 {
-	enum { OPT_FIXED = 256, OPT_POLL, OPT_CALIBRATE, OPT_SYSFS };
-	static const struct option longopts[] = {
-		{ "once", no_argument, NULL, '1' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "sensitivity", required_argument, NULL, 's' },
-		{ "fixed-threshold", no_argument, NULL, OPT_FIXED },
-		{ "poll", no_argument, NULL, OPT_POLL },
-		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
-		{ "sysfs", required_argument, NULL, OPT_SYSFS },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct tool_getopt g;
 	long v;
 	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":1n:i:js:vh", longopts, NULL)) != -1) {
+	tool_getopt_init(&g, &command);
+	while ((c = tool_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case '1':
 			a->once = true;
 			break;
 		case 'n':
-			if (tool_parse_long(optarg, 1, LONG_MAX, &a->count) < 0) {
-				fprintf(stderr, PREFIX "invalid count '%s' (expected a whole number from 1)\n", optarg);
+			if (number_arg(optarg, 1, LONG_MAX, "count", "a whole number from 1", &a->count) < 0)
 				return 2;
-			}
 			break;
 		case 'i':
-			if (tool_parse_long(optarg, 1, 10000, &v) < 0) {
-				fprintf(stderr, PREFIX "invalid interval '%s' (expected 1 to 10000 ms)\n", optarg);
+			if (number_arg(optarg, 1, 10000, "interval", "1 to 10000 ms", &v) < 0)
 				return 2;
-			}
 			a->opts.interval_ms = (unsigned)v;
 			break;
 		case 'j':
 			a->json = true;
 			break;
 		case 's':
-			if (tool_parse_long(optarg, 1, 1000, &v) < 0) {
-				fprintf(stderr, PREFIX "invalid sensitivity '%s' (expected 1 to 1000)\n", optarg);
+			if (number_arg(optarg, 1, 1000, "sensitivity", "1 to 1000", &v) < 0)
 				return 2;
-			}
 			a->params.threshold = (unsigned)v;
 			break;
 		case OPT_FIXED:
@@ -118,7 +119,7 @@ static int parse_args(int argc, char **argv, struct motion_args *a)
 			a->verbose = true;
 			break;
 		case 'h':
-			usage(stdout);
+			tool_usage(stdout, &command);
 			return 0;
 		case ':':
 			fprintf(stderr, PREFIX "option '%s' needs a value; see 'hwsight motion --help'\n",

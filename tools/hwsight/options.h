@@ -2,12 +2,53 @@
 #ifndef HWSIGHT_TOOL_OPTIONS_H
 #define HWSIGHT_TOOL_OPTIONS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include <hwsight/sensors.h>
 
 /* Option parsing helpers the subcommands share. */
+
+/*
+ * A subcommand's options, one list from which both its getopt tables and
+ * the option lines of its --help are made, so that the two cannot differ.
+ */
+struct tool_option {
+	const char *name; /* the long name */
+	int val;          /* its short letter, or a value from 256 when it has none */
+	const char *arg;  /* the value's name in the help ("N", "FILE"); NULL: no value */
+	const char *help; /* a '\n' starts a line, indented as the first is */
+};
+
+struct tool_command {
+	const char *name;                  /* "fans", as in "Try 'hwsight fans --help'." */
+	const char *head;                  /* the help above the option lines */
+	const struct tool_option *options; /* ends with { NULL } */
+	int column;                        /* where an option's help starts */
+	char arg_sep;                      /* '=' for "--count=N"; 0 for "--bus N" */
+	const char *tail;                  /* the help below them, or NULL */
+	bool own_errors;                   /* getopt stays quiet and returns ':' for a
+					      missing value: the command says it */
+};
+
+/* The command's help: head, one line per option, tail. */
+void tool_usage(FILE *f, const struct tool_command *cmd);
+
+#define TOOL_MAX_OPTIONS 16
+
+/* getopt_long()'s tables, made from a struct tool_command. */
+struct tool_getopt {
+	struct option longopts[TOOL_MAX_OPTIONS + 1];
+	char shortopts[2 * TOOL_MAX_OPTIONS + 2];
+};
+
+/* Make @g's tables from @cmd and start a new parse (optind 1; opterr off
+ * with own_errors). */
+void tool_getopt_init(struct tool_getopt *g, const struct tool_command *cmd);
+
+/* getopt_long() with @g's tables. */
+int tool_getopt(const struct tool_getopt *g, int argc, char **argv);
 
 /*
  * A whole decimal number from min to max, nothing before or after it.
@@ -20,14 +61,14 @@ int tool_parse_long(const char *s, long min, long max, long *ret);
  * status 0, and an option it does not know with the help on stderr. Returns
  * -EINVAL (a usage error) when it does not exit.
  */
-int tool_help_or_usage_error(int c, void (*usage)(FILE *f));
+int tool_help_or_usage_error(int c, const struct tool_command *cmd);
 
 /*
  * The same for the subcommands that answer an unknown option with a
  * pointer to their help: returns -1 after -h (the command then exits 0),
  * else says "Try 'hwsight CMD --help'." and returns 2 (a usage error).
  */
-int tool_help_or_try_help(int c, const char *cmd, void (*usage)(FILE *f));
+int tool_help_or_try_help(int c, const struct tool_command *cmd);
 
 /*
  * Chip name patterns given on the command line (w83793-*, *-isa-*):

@@ -34,22 +34,28 @@ struct options {
 	int n_patterns;
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: hwsight sensors [OPTION...] [CHIP...]\n"
-	      "Read every hardware monitor chip, like sensors(1).\n\n"
-	      "  -u, --raw            show raw subfeatures\n"
-	      "  -j, --json           JSON, in the shape of sensors -j (null for unreadable values)\n"
-	      "  -c, --config FILE    use FILE instead of /etc/sensors3.conf and /etc/sensors.d\n"
-	      "  -s, --set            write the config's set statements to the chips (root)\n"
-	      "  -A, --no-adapter     do not show the adapter of each chip\n"
-	      "      --watch SECONDS  read again every SECONDS until interrupted\n"
-	      "      --reader NAME    fast (one io_uring batch a reading), pread (one pread\n"
-	      "                       per value) or libsensors (sensors_get_value per value)\n"
-	      "  -h, --help           this help\n\n"
-	      "CHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
-	      f);
-}
+enum { OPT_WATCH = 256, OPT_READER };
+
+static const struct tool_command command = {
+	.name = "sensors",
+	.head = "Usage: hwsight sensors [OPTION...] [CHIP...]\n"
+		"Read every hardware monitor chip, like sensors(1).\n\n",
+	.options = (const struct tool_option[]){
+		{ "raw", 'u', NULL, "show raw subfeatures" },
+		{ "json", 'j', NULL, "JSON, in the shape of sensors -j (null for unreadable values)" },
+		{ "config", 'c', "FILE", "use FILE instead of /etc/sensors3.conf and /etc/sensors.d" },
+		{ "set", 's', NULL, "write the config's set statements to the chips (root)" },
+		{ "no-adapter", 'A', NULL, "do not show the adapter of each chip" },
+		{ "watch", OPT_WATCH, "SECONDS", "read again every SECONDS until interrupted" },
+		{ "reader", OPT_READER, "NAME",
+		  "fast (one io_uring batch a reading), pread (one pread\n"
+		  "per value) or libsensors (sensors_get_value per value)" },
+		{ "help", 'h', NULL, "this help" },
+		{ NULL },
+	},
+	.column = 23,
+	.tail = "\nCHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
+};
 
 static void log_to_stderr(void *userdata, const char *message)
 {
@@ -59,28 +65,19 @@ static void log_to_stderr(void *userdata, const char *message)
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "raw", no_argument, NULL, 'u' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "set", no_argument, NULL, 's' },
-		{ "no-adapter", no_argument, NULL, 'A' },
-		{ "watch", required_argument, NULL, 'w' },
-		{ "reader", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct tool_getopt g;
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "ujc:sAh", longopts, NULL)) != -1) {
+	tool_getopt_init(&g, &command);
+	while ((c = tool_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'u': o->output = OUT_RAW; break;
 		case 'j': o->output = OUT_JSON; break;
 		case 'c': o->config = optarg; break;
 		case 's': o->set = true; break;
 		case 'A': o->no_adapter = true; break;
-		case 'w':
+		case OPT_WATCH:
 			errno = 0;
 			o->watch = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(o->watch >= 0.1 && o->watch <= 86400)) {
@@ -88,7 +85,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
-		case 'r':
+		case OPT_READER:
 			if (!strcmp(optarg, "fast"))
 				o->reader = HWS_READER_FAST;
 			else if (!strcmp(optarg, "pread"))
@@ -103,7 +100,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->reader_set = true;
 			break;
 		default: /* -h too */
-			return tool_help_or_usage_error(c, usage);
+			return tool_help_or_usage_error(c, &command);
 		}
 	}
 	/* One reading goes through libsensors, as sensors(1) does; repeated
