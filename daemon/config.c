@@ -3,6 +3,7 @@
  * hwsightd.conf: inih splits the file into sections and keys; this file
  * gives them meaning and refuses what makes none, with FILE:LINE.
  */
+#include <assert.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -126,6 +127,18 @@ static int parse_bool(const char *v)
 	return -1;
 }
 
+bool conf_is_name(const char *name)
+{
+	return *name && strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
+				strlen(name);
+}
+
+bool conf_is_chip_pattern(const char *pattern)
+{
+	/* "*" is every chip, which libsensors spells "*-*". */
+	return !strcmp(pattern, "*") || hws_sensors_chip_match(NULL, NULL, pattern) >= 0;
+}
+
 int conf_parse_number(const char *v, double *ret)
 {
 	char *end;
@@ -190,38 +203,60 @@ int conf_string(struct parser *p, const char *name, const char *v, char **ret)
 	return 1;
 }
 
+int conf_path(struct parser *p, const char *name, const char *v, const char *what, char **ret)
+{
+	if (*v != '/')
+		return conf_fail(p, "%s: \"%s\" is not %s", name, v, what);
+	return conf_string(p, name, v, ret);
+}
+
+int conf_word(struct parser *p, const char *name, const char *v, const struct conf_word *words)
+{
+	const char *listed[8];
+	char list[256];
+	size_t n = 0, len = 0;
+
+	for (const struct conf_word *w = words; w->word; w++) {
+		if (!strcmp(v, w->word))
+			return w->value;
+		if (w == words || w->value != w[-1].value) {
+			assert(n < sizeof(listed) / sizeof(listed[0]));
+			listed[n++] = w->word;
+		}
+	}
+	list[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					!i ? "" : i + 1 < n ? ", " : " or ", listed[i]);
+	conf_fail(p, "%s: \"%s\" is not %s", name, v, list);
+	return -1;
+}
+
 static int daemon_key(struct parser *p, const char *name, const char *v)
 {
+	static const struct conf_word readers[] = {
+		{ "fast", HWS_READER_FAST }, { "pread", HWS_READER_PREAD },
+		{ "libsensors", HWS_READER_LIBSENSORS }, { NULL, 0 },
+	};
 	struct hwsd_config *c = p->c;
 	int n;
 
 	if (!strcmp(name, "poll_interval"))
 		return conf_duration(p, name, v, 100, 24 * 3600000, false, &c->poll_ms);
 	if (!strcmp(name, "reader")) {
-		if (!strcmp(v, "fast"))
-			c->reader = HWS_READER_FAST;
-		else if (!strcmp(v, "pread"))
-			c->reader = HWS_READER_PREAD;
-		else if (!strcmp(v, "libsensors"))
-			c->reader = HWS_READER_LIBSENSORS;
-		else
-			return conf_fail(p, "reader: \"%s\" is not fast, pread or libsensors", v);
+		if ((n = conf_word(p, name, v, readers)) < 0)
+			return 0;
+		c->reader = n;
 		return 1;
 	}
 	if (!strcmp(name, "sensors_config"))
 		return conf_string(p, name, v, &c->sensors_config);
-	if (!strcmp(name, "state_directory")) {
-		if (*v != '/')
-			return conf_fail(p, "state_directory: \"%s\" is not an absolute path", v);
-		return conf_string(p, name, v, &c->state_dir);
-	}
+	if (!strcmp(name, "state_directory"))
+		return conf_path(p, name, v, "an absolute path", &c->state_dir);
 	if (!strcmp(name, "exec"))
 		return conf_string(p, name, v, &c->exec);
-	if (!strcmp(name, "fan_state")) {
-		if (*v != '/')
-			return conf_fail(p, "fan_state: \"%s\" is not an absolute path", v);
-		return conf_string(p, name, v, &c->fan_state);
-	}
+	if (!strcmp(name, "fan_state"))
+		return conf_path(p, name, v, "an absolute path", &c->fan_state);
 	if (!strcmp(name, "listen")) {
 		if (!strcmp(v, "off")) {
 			free(c->listen);
@@ -262,35 +297,43 @@ void *conf_push(struct parser *p, void **array, size_t *n, size_t size)
 	return a + (*n)++ * size;
 }
 
-static struct hwsd_chip_conf *chip_section(struct parser *p, const char *pattern)
+void *conf_section(struct parser *p, void **array, size_t *n, const struct conf_section_kind *kind,
+		   const char *name)
 {
-	struct hwsd_config *c = p->c;
-	struct hwsd_chip_conf *chip;
+	char *sections = *array, *section;
+	char **section_name;
 
-	for (size_t i = 0; i < c->n_chips; i++)
-		if (!strcmp(c->chips[i].pattern, pattern))
-			return &c->chips[i];
-	/* "*" is every chip, which libsensors spells "*-*". */
-	if (strcmp(pattern, "*") && hws_sensors_chip_match(NULL, NULL, pattern) < 0) {
-		conf_fail(p, "[chip %s]: not a chip name pattern (\"w83793-*\", \"applesmc-isa-0300\")",
-		     pattern);
+	for (size_t i = 0; i < *n; i++) {
+		/* A struct's first member is where the struct is. */
+		section_name = (char **)(sections + i * kind->size);
+		if (!strcmp(*section_name, name))
+			return section_name;
+	}
+	if (!kind->valid(name)) {
+		conf_fail(p, "[%s %s]: %s", kind->kind, name, kind->invalid);
 		return NULL;
 	}
-	chip = conf_push(p, (void **)&c->chips, &c->n_chips, sizeof(*chip));
-	if (!chip)
+	section = conf_push(p, array, n, kind->size);
+	if (!section)
 		return NULL;
-	chip->line = p->line;
-	chip->chip_alarms = true;
-	chip->hysteresis = 2;
-	chip->hysteresis_percent = true;
-	if (!(chip->pattern = strdup(pattern)))
+	memcpy(section, kind->defaults, kind->size);
+	memcpy(section + kind->line, &p->line, sizeof(p->line));
+	section_name = (char **)section;
+	if (!(*section_name = strdup(name))) {
 		p->oom = true;
-	return chip;
+		return NULL;
+	}
+	return section;
 }
+
+static const struct conf_section_kind chip_kind = CONF_SECTION_KIND(struct hwsd_chip_conf, "chip",
+	conf_is_chip_pattern, "not a chip name pattern (\"w83793-*\", \"applesmc-isa-0300\")",
+	.chip_alarms = true, .hysteresis = 2, .hysteresis_percent = true);
 
 static int chip_key(struct parser *p, const char *pattern, const char *name, const char *v)
 {
-	struct hwsd_chip_conf *chip = chip_section(p, pattern);
+	struct hwsd_chip_conf *chip = conf_section(p, (void **)&p->c->chips, &p->c->n_chips,
+						   &chip_kind, pattern);
 	struct hwsd_threshold *t;
 	const char *dot;
 	double limit;
@@ -329,53 +372,29 @@ static int chip_key(struct parser *p, const char *pattern, const char *name, con
 	return !p->oom;
 }
 
-static struct hwsd_camera_conf *camera_section(struct parser *p, const char *name)
-{
-	struct hwsd_config *c = p->c;
-	struct hwsd_camera_conf *cam;
-
-	for (size_t i = 0; i < c->n_cameras; i++)
-		if (!strcmp(c->cameras[i].name, name))
-			return &c->cameras[i];
-	/* The name goes into file names and (later) URLs. */
-	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-			      strlen(name)) {
-		conf_fail(p, "[camera %s]: a camera name is letters, digits, '-' and '_'", name);
-		return NULL;
-	}
-	cam = conf_push(p, (void **)&c->cameras, &c->n_cameras, sizeof(*cam));
-	if (!cam)
-		return NULL;
-	cam->line = p->line;
-	cam->snapshot_ms = 0;
-	cam->on_alarm = true;
-	cam->on_motion = true;
-	cam->type = HWS_IMAGE_JPEG;
-	cam->quality = 85;
-	cam->skip_frames = 2;
-	cam->keep = 100;
-	if (!(cam->name = strdup(name)))
-		p->oom = true;
-	return cam;
-}
+/* The name goes into file names and (later) URLs. */
+static const struct conf_section_kind camera_kind = CONF_SECTION_KIND(struct hwsd_camera_conf, "camera",
+	conf_is_name, "a camera name is letters, digits, '-' and '_'",
+	.on_alarm = true, .on_motion = true, .type = HWS_IMAGE_JPEG, .quality = 85, .skip_frames = 2,
+	.keep = 100);
 
 static int camera_key(struct parser *p, const char *camera, const char *name, const char *v)
 {
-	struct hwsd_camera_conf *cam = camera_section(p, camera);
+	static const struct conf_word formats[] = {
+		{ "jpg", HWS_IMAGE_JPEG }, { "jpeg", HWS_IMAGE_JPEG }, { "png", HWS_IMAGE_PNG },
+		{ "ppm", HWS_IMAGE_PPM }, { NULL, 0 },
+	};
+	struct hwsd_camera_conf *cam = conf_section(p, (void **)&p->c->cameras, &p->c->n_cameras,
+						    &camera_kind, camera);
 	unsigned n;
+	int type;
 
 	if (!cam)
 		return 0;
-	if (!strcmp(name, "device")) {
-		if (*v != '/')
-			return conf_fail(p, "device: \"%s\" is not a device path (/dev/video0)", v);
-		return conf_string(p, name, v, &cam->device);
-	}
-	if (!strcmp(name, "directory")) {
-		if (*v != '/')
-			return conf_fail(p, "directory: \"%s\" is not an absolute path", v);
-		return conf_string(p, name, v, &cam->directory);
-	}
+	if (!strcmp(name, "device"))
+		return conf_path(p, name, v, "a device path (/dev/video0)", &cam->device);
+	if (!strcmp(name, "directory"))
+		return conf_path(p, name, v, "an absolute path", &cam->directory);
 	if (!strcmp(name, "size")) {
 		unsigned w, h;
 		char x;
@@ -410,14 +429,9 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 	if (!strcmp(name, "snapshot_on_motion"))
 		return conf_bool(p, name, v, &cam->on_motion);
 	if (!strcmp(name, "format")) {
-		if (!strcmp(v, "jpg") || !strcmp(v, "jpeg"))
-			cam->type = HWS_IMAGE_JPEG;
-		else if (!strcmp(v, "png"))
-			cam->type = HWS_IMAGE_PNG;
-		else if (!strcmp(v, "ppm"))
-			cam->type = HWS_IMAGE_PPM;
-		else
-			return conf_fail(p, "format: \"%s\" is not jpg, png or ppm", v);
+		if ((type = conf_word(p, name, v, formats)) < 0)
+			return 0;
+		cam->type = type;
 		return 1;
 	}
 	if (!strcmp(name, "quality")) {

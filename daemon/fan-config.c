@@ -11,36 +11,11 @@
 
 #include "config-parse.h"
 
-static const char name_chars[] =
-	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
-
-static struct hwsd_fan_conf *fan_section(struct parser *p, const char *name)
-{
-	struct hwsd_config *c = p->c;
-	struct hwsd_fan_conf *fan;
-
-	for (size_t i = 0; i < c->n_fans; i++)
-		if (!strcmp(c->fans[i].name, name))
-			return &c->fans[i];
-	/* The name is a journal field and a line of the state file. */
-	if (!*name || strspn(name, name_chars) != strlen(name)) {
-		conf_fail(p, "[fan %s]: a fan name is letters, digits, '-' and '_'", name);
-		return NULL;
-	}
-	fan = conf_push(p, (void **)&c->fans, &c->n_fans, sizeof(*fan));
-	if (!fan)
-		return NULL;
-	fan->line = p->line;
-	fan->hysteresis = 2;
-	fan->max_output = (struct hwsd_fan_level){ 100, true };
-	fan->start_output = (struct hwsd_fan_level){ 100, true };
-	fan->start_ms = 1000;
-	fan->failsafe_after = 3;
-	fan->retake = true;
-	if (!(fan->name = strdup(name)))
-		p->oom = true;
-	return fan;
-}
+/* The name is a journal field and a line of the state file. */
+static const struct conf_section_kind fan_kind = CONF_SECTION_KIND(struct hwsd_fan_conf, "fan",
+	conf_is_name, "a fan name is letters, digits, '-' and '_'",
+	.hysteresis = 2, .max_output = { 100, true }, .start_output = { 100, true }, .start_ms = 1000,
+	.failsafe_after = 3, .retake = true);
 
 /* "40%" or "120": a percentage of the output's range, or a raw value. */
 static int parse_level(const char *v, struct hwsd_fan_level *ret)
@@ -83,7 +58,7 @@ static int split_chip(struct parser *p, const char *key, const char *v, char **r
 		p->oom = true;
 		return 0;
 	}
-	if (strcmp(chip, "*") && hws_sensors_chip_match(NULL, NULL, chip) < 0) {
+	if (!conf_is_chip_pattern(chip)) {
 		conf_fail(p, "%s: \"%s\" is not a chip name pattern (\"w83793-*\")", key, chip);
 		free(chip);
 		return 0;
@@ -214,21 +189,23 @@ static int curve_key(struct parser *p, struct hwsd_fan_conf *fan, const char *v)
 	return 1;
 }
 
+/* A key of two words, such as "mode = manual" or "mode = floor". */
 static int choice_key(struct parser *p, const char *name, const char *v, const char *yes,
 		      const char *no, bool *ret)
 {
-	if (!strcmp(v, yes))
-		*ret = true;
-	else if (!strcmp(v, no))
-		*ret = false;
-	else
-		return conf_fail(p, "%s: \"%s\" is not %s or %s", name, v, no, yes);
+	const struct conf_word words[] = { { no, false }, { yes, true }, { NULL, 0 } };
+	int b = conf_word(p, name, v, words);
+
+	if (b < 0)
+		return 0;
+	*ret = b;
 	return 1;
 }
 
 int conf_fan_key(struct parser *p, const char *section, const char *name, const char *v)
 {
-	struct hwsd_fan_conf *fan = fan_section(p, section);
+	struct hwsd_fan_conf *fan = conf_section(p, (void **)&p->c->fans, &p->c->n_fans, &fan_kind,
+						 section);
 	double x;
 
 	if (!fan)

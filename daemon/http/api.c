@@ -96,6 +96,12 @@ static int emit(json_object *root, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* The document { "KEY": VALUE }. */
+static int emit_member(const char *key, json_object *value, FILE *f)
+{
+	return emit(OBJECT({ key, value }), f);
+}
+
 /* A value as sensors -j prints it, "%.3f": the same JSON number. */
 static json_object *sensors_j_number(double v)
 {
@@ -173,7 +179,7 @@ int hwsd_http_api_sensors(const struct hwsd_view *view, FILE *f)
 int hwsd_http_api_alarms(const struct hwsd_view *view, FILE *f)
 {
 	struct hwsd_readings *r = view->readings;
-	json_object *root = json_object_new_object(), *alarms = json_object_new_array();
+	json_object *alarms = json_object_new_array();
 
 	pthread_mutex_lock(&r->lock);
 	for (size_t c = 0; c < r->n_chips; c++) {
@@ -192,8 +198,7 @@ int hwsd_http_api_alarms(const struct hwsd_view *view, FILE *f)
 		}
 	}
 	pthread_mutex_unlock(&r->lock);
-	json_object_object_add(root, "alarms", alarms);
-	return emit(root, f);
+	return emit_member("alarms", alarms, f);
 }
 
 static json_object *fraction_seconds(struct hws_fract f)
@@ -225,15 +230,13 @@ static json_object *camera(const struct hwsd_live *l, const struct hwsd_camera_s
 
 int hwsd_http_api_cameras(const struct hwsd_view *view, FILE *f)
 {
-	json_object *root = json_object_new_object(), *cameras = json_object_new_array();
 	struct hwsd_live **lives;
 	int n = hwsd_live_set_list(view->live, &lives);
+	json_object *cameras;
 
-	if (n < 0) {
-		json_object_put(root);
-		json_object_put(cameras);
+	if (n < 0)
 		return n;
-	}
+	cameras = json_object_new_array();
 	for (int i = 0; i < n; i++) {
 		struct hwsd_camera_status st;
 
@@ -241,8 +244,7 @@ int hwsd_http_api_cameras(const struct hwsd_view *view, FILE *f)
 		json_object_array_add(cameras, camera(lives[i], &st));
 	}
 	hwsd_live_set_release(lives, (size_t)n);
-	json_object_object_add(root, "cameras", cameras);
-	return emit(root, f);
+	return emit_member("cameras", cameras, f);
 }
 
 static json_object *fan_curve(const struct hwsd_fan_status *st)
@@ -276,18 +278,15 @@ static json_object *fan(const struct hwsd_fan_status *st)
 
 int hwsd_http_api_fans(const struct hwsd_view *view, FILE *f)
 {
-	json_object *root = json_object_new_object(), *fans = json_object_new_array();
 	struct hwsd_fan_status *st = NULL;
 	int n = view->fans ? hwsd_fan_board_copy(view->fans, &st) : 0;
+	json_object *fans;
 
-	if (n < 0) {
-		json_object_put(root);
-		json_object_put(fans);
+	if (n < 0)
 		return n;
-	}
+	fans = json_object_new_array();
 	for (int i = 0; i < n; i++)
 		json_object_array_add(fans, fan(&st[i]));
-	hwsd_fan_board_free_copy(st, (size_t)(n > 0 ? n : 0));
-	json_object_object_add(root, "fans", fans);
-	return emit(root, f);
+	hwsd_fan_board_free_copy(st, (size_t)n);
+	return emit_member("fans", fans, f);
 }

@@ -60,26 +60,33 @@ static void header(FILE *f, const char *name, const char *help, bool counter)
 	fprintf(f, "# HELP %s %s.\n# TYPE %s %s\n", name, help, name, counter ? "counter" : "gauge");
 }
 
+/* A label of a series: its name and its value. */
+struct label {
+	const char *key;
+	const char *value;
+};
+
+static void labels_of(FILE *f, const struct label *labels)
+{
+	for (const struct label *l = labels; l->key; l++) {
+		fprintf(f, "%c%s=\"", l == labels ? '{' : ',', l->key);
+		label_value(f, l->value);
+		fputc('"', f);
+	}
+	fputc('}', f);
+}
+
+/* LABELS(f, { "key", value }, ...): {key="value",...}, in order. */
+#define LABELS(f, ...) labels_of(f, (const struct label[]){ __VA_ARGS__, { NULL, NULL } })
+
 /* NAME{KEY="WHO"} V, of a camera or a fan; nothing for an unknown V. */
 static void series(FILE *f, const char *name, const char *key, const char *who, double v)
 {
 	if (isnan(v))
 		return;
-	fprintf(f, "%s{%s=\"", name, key);
-	label_value(f, who);
-	fputs("\"}", f);
+	fputs(name, f);
+	LABELS(f, { key, who });
 	sample_value(f, v);
-}
-
-static void sensor_labels(FILE *f, const struct hwsd_chip_reading *c, const struct hwsd_feature_reading *fr)
-{
-	fputs("{chip=\"", f);
-	label_value(f, c->name);
-	fputs("\",sensor=\"", f);
-	label_value(f, fr->name);
-	fputs("\",label=\"", f);
-	label_value(f, fr->label);
-	fputs("\"}", f);
 }
 
 enum field { INPUT, MIN, MAX, CRIT, ALARM, FAULT };
@@ -133,7 +140,7 @@ static void family(FILE *f, const struct hwsd_readings *r, enum hws_sensor_kind 
 				header = true;
 			}
 			fputs(name, f);
-			sensor_labels(f, chip, fr);
+			LABELS(f, { "chip", chip->name }, { "sensor", fr->name }, { "label", fr->label });
 			sample_value(f, v);
 		}
 	}
@@ -245,18 +252,10 @@ static double fan_value(const struct hwsd_fan_status *st, enum fan_field field)
 
 static void fan_info(FILE *f, const struct hwsd_fan_status *st)
 {
-	const char *const labels[][2] = {
-		{ "fan", st->name }, { "chip", st->chip ? st->chip : "" }, { "output", st->output },
-		{ "mode", st->floor ? "floor" : "manual" }, { "unit", st->rpm ? "rpm" : "duty" },
-	};
-
 	fputs("hwsight_fan_control_info", f);
-	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
-		fprintf(f, "%c%s=\"", i ? ',' : '{', labels[i][0]);
-		label_value(f, labels[i][1]);
-		fputc('"', f);
-	}
-	fputs("} 1\n", f);
+	LABELS(f, { "fan", st->name }, { "chip", st->chip ? st->chip : "" }, { "output", st->output },
+	       { "mode", st->floor ? "floor" : "manual" }, { "unit", st->rpm ? "rpm" : "duty" });
+	fputs(" 1\n", f);
 }
 
 static int fans(const struct hwsd_view *view, FILE *f)
@@ -288,27 +287,24 @@ int hwsd_http_metrics(const struct hwsd_view *view, FILE *f)
 	fputs("# HELP hwsight_chip_info A hardware monitor chip hwsightd has seen.\n"
 	      "# TYPE hwsight_chip_info gauge\n", f);
 	for (size_t c = 0; c < r->n_chips; c++) {
-		fputs("hwsight_chip_info{chip=\"", f);
-		label_value(f, r->chips[c].name);
-		fputs("\",prefix=\"", f);
-		label_value(f, r->chips[c].prefix);
-		fputs("\",adapter=\"", f);
-		label_value(f, r->chips[c].adapter);
-		fputs("\"} 1\n", f);
+		fputs("hwsight_chip_info", f);
+		LABELS(f, { "chip", r->chips[c].name }, { "prefix", r->chips[c].prefix },
+		       { "adapter", r->chips[c].adapter });
+		fputs(" 1\n", f);
 	}
 	fputs("# HELP hwsight_chip_present 1 while the chip is there and polled.\n"
 	      "# TYPE hwsight_chip_present gauge\n", f);
 	for (size_t c = 0; c < r->n_chips; c++) {
-		fputs("hwsight_chip_present{chip=\"", f);
-		label_value(f, r->chips[c].name);
-		fprintf(f, "\"} %d\n", r->chips[c].present);
+		fputs("hwsight_chip_present", f);
+		LABELS(f, { "chip", r->chips[c].name });
+		fprintf(f, " %d\n", r->chips[c].present);
 	}
 	fputs("# HELP hwsight_chip_polls_total Polls of the chip since it was found.\n"
 	      "# TYPE hwsight_chip_polls_total counter\n", f);
 	for (size_t c = 0; c < r->n_chips; c++) {
-		fputs("hwsight_chip_polls_total{chip=\"", f);
-		label_value(f, r->chips[c].name);
-		fprintf(f, "\"} %llu\n", (unsigned long long)r->chips[c].polls);
+		fputs("hwsight_chip_polls_total", f);
+		LABELS(f, { "chip", r->chips[c].name });
+		fprintf(f, " %llu\n", (unsigned long long)r->chips[c].polls);
 	}
 	for (int kind = 0; kind < HWS_SENSOR_KIND_MAX; kind++)
 		for (size_t fi = 0; fi < sizeof(fields) / sizeof(fields[0]); fi++)
