@@ -108,6 +108,7 @@ struct nest {
 	struct work_struct outer;
 	struct work_struct *outer_before, *outer_after;
 	struct where inner;
+	struct tsem done;
 };
 
 static void nest_outer_fn(struct work_struct *work)
@@ -118,6 +119,7 @@ static void nest_outer_fn(struct work_struct *work)
 	queue_work(n->wq, &n->inner.work);
 	flush_workqueue(n->wq);
 	n->outer_after = current_work();
+	tsem_post(&n->done);
 }
 
 TEST(nested_run_in_own_flush)
@@ -127,13 +129,17 @@ TEST(nested_run_in_own_flush)
 	ASSERT_NOT_NULL(n.wq);
 	INIT_WORK(&n.outer, nest_outer_fn);
 	where_init(&n.inner);
+	tsem_init(&n.done);
 	ASSERT_EQ(queue_work(n.wq, &n.outer), 1);
-	flush_workqueue(n.wq);
+	/* Not flush_workqueue(): a flush that comes while the outer one
+	 * runs waits only for what was queued before it, not for inner. */
+	TSEM_WAIT(&n.done);
 	ASSERT_PTR_EQ(n.outer_before, &n.outer);
 	ASSERT_PTR_EQ(n.inner.work_seen, &n.inner.work);
 	ASSERT_PTR_EQ(n.inner.wq_seen, n.wq);
 	ASSERT_PTR_EQ(n.outer_after, &n.outer);
 	destroy_workqueue(n.wq);
+	tsem_destroy(&n.done);
 }
 
 /* run_scheduled_work() runs the handler in its caller: here no worker ... */
