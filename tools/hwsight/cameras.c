@@ -52,12 +52,10 @@ static const struct tool_command command = {
 /* Returns 0 to go on, -1 when --help was shown, 2 for a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	struct tool_getopt g;
 	int c;
 
 	*o = (struct options){ 0 };
-	tool_getopt_init(&g, &command);
-	while ((c = tool_getopt(&g, argc, argv)) != -1) {
+	while ((c = tool_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;

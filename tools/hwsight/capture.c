@@ -141,12 +141,10 @@ static void suggest_rates(struct hws_fract want)
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	struct tool_getopt g;
 	long v;
 	int c;
 
-	tool_getopt_init(&g, &command);
-	while ((c = tool_getopt(&g, argc, argv)) != -1) {
+	while ((c = tool_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': o->device = optarg; break;
 		case 's': {

@@ -69,13 +69,11 @@ static const struct tool_command command = {
 /* Returns 0 to go on, -1 when --help was shown, 2 for a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	struct tool_getopt g;
 	long v;
 	int c;
 
 	*o = (struct options){ .bus = -1 };
-	tool_getopt_init(&g, &command);
-	while ((c = tool_getopt(&g, argc, argv)) != -1) {
+	while ((c = tool_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'b':
 			if (tool_parse_long(optarg, 0, INT_MAX, &v) < 0) {

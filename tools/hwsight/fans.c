@@ -59,11 +59,9 @@ static const struct tool_command command = {
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	struct tool_getopt g;
 	int c;
 
-	tool_getopt_init(&g, &command);
-	while ((c = tool_getopt(&g, argc, argv)) != -1) {
+	while ((c = tool_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case OPT_CALIBRATE: o->calibrate = optarg; break;

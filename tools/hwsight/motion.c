@@ -76,12 +76,10 @@ static int number_arg(const char *arg, long min, long max, const char *what, con
 
 static int parse_args(int argc, char **argv, struct motion_args *a)
 {
-	struct tool_getopt g;
 	long v;
 	int c;
 
-	tool_getopt_init(&g, &command);
-	while ((c = tool_getopt(&g, argc, argv)) != -1) {
+	while ((c = tool_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case '1':
 			a->once = true;

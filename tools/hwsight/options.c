@@ -48,7 +48,15 @@ void tool_usage(FILE *f, const struct tool_command *cmd)
 		fputs(cmd->tail, f);
 }
 
-void tool_getopt_init(struct tool_getopt *g, const struct tool_command *cmd)
+#define TOOL_MAX_OPTIONS 16
+
+/* getopt_long()'s tables, made from a struct tool_command. */
+struct tool_getopt {
+	struct option longopts[TOOL_MAX_OPTIONS + 1];
+	char shortopts[2 * TOOL_MAX_OPTIONS + 2];
+};
+
+static void getopt_tables(struct tool_getopt *g, const struct tool_command *cmd)
 {
 	char *s = g->shortopts;
 	size_t n = 0;
@@ -68,13 +76,21 @@ void tool_getopt_init(struct tool_getopt *g, const struct tool_command *cmd)
 	}
 	g->longopts[n] = (struct option){ 0 };
 	*s = '\0';
-	opterr = !cmd->own_errors;
-	optind = 1;
 }
 
-int tool_getopt(const struct tool_getopt *g, int argc, char **argv)
+int tool_next_option(const struct tool_command *cmd, int argc, char **argv)
 {
-	return getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+	/* getopt's own state is global too: one parse at a time. */
+	static const struct tool_command *parsing;
+	static struct tool_getopt g;
+
+	if (parsing != cmd) {
+		getopt_tables(&g, cmd);
+		parsing = cmd;
+		opterr = !cmd->own_errors;
+		optind = 1;
+	}
+	return getopt_long(argc, argv, g.shortopts, g.longopts, NULL);
 }
 
 int tool_help_or_usage_error(int c, const struct tool_command *cmd)

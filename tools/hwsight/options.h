@@ -35,20 +35,11 @@ struct tool_command {
 /* The command's help: head, one line per option, tail. */
 void tool_usage(FILE *f, const struct tool_command *cmd);
 
-#define TOOL_MAX_OPTIONS 16
-
-/* getopt_long()'s tables, made from a struct tool_command. */
-struct tool_getopt {
-	struct option longopts[TOOL_MAX_OPTIONS + 1];
-	char shortopts[2 * TOOL_MAX_OPTIONS + 2];
-};
-
-/* Make @g's tables from @cmd and start a new parse (optind 1; opterr off
- * with own_errors). */
-void tool_getopt_init(struct tool_getopt *g, const struct tool_command *cmd);
-
-/* getopt_long() with @g's tables. */
-int tool_getopt(const struct tool_getopt *g, int argc, char **argv);
+/*
+ * getopt_long() over @cmd's options: the first call for a command makes
+ * its tables and starts the parse (optind 1; opterr off with own_errors).
+ */
+int tool_next_option(const struct tool_command *cmd, int argc, char **argv);
 
 /*
  * A whole decimal number from min to max, nothing before or after it.

@@ -65,12 +65,10 @@ static void log_to_stderr(void *userdata, const char *message)
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	struct tool_getopt g;
 	char *end;
 	int c;
 
-	tool_getopt_init(&g, &command);
-	while ((c = tool_getopt(&g, argc, argv)) != -1) {
+	while ((c = tool_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'u': o->output = OUT_RAW; break;
 		case 'j': o->output = OUT_JSON; break;
