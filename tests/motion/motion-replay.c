@@ -52,19 +52,10 @@
 #include <umockdev.h>
 
 #include "evdev-tree.h"
+#include "trace.h"
 
 #define PROG "motion-replay: "
-#define MAX_HEADER 32
 #define INPUT_NODE "/dev/input/event5"
-
-struct trace {
-	char *key[MAX_HEADER], *value[MAX_HEADER];
-	size_t n_header;
-	double *t;
-	int (*v)[3];
-	size_t n, size;
-};
-
 struct sensor {
 	const char *name;
 	const char *device;       /* sysfs path in the testbed */
@@ -154,102 +145,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static const char *header(const struct trace *tr, const char *key)
-{
-	for (size_t i = 0; i < tr->n_header; i++)
-		if (!strcmp(tr->key[i], key))
-			return tr->value[i];
-	return NULL;
-}
-
-static int trace_add(struct trace *tr, double t, const int v[3])
-{
-	if (tr->n == tr->size) {
-		size_t size = tr->size ? tr->size * 2 : 1024;
-		double *nt = realloc(tr->t, size * sizeof(*tr->t));
-
-		if (!nt)
-			return -ENOMEM;
-		tr->t = nt;
-		int (*nv)[3] = realloc(tr->v, size * sizeof(*tr->v));
-		if (!nv)
-			return -ENOMEM;
-		tr->v = nv;
-		tr->size = size;
-	}
-	tr->t[tr->n] = t;
-	memcpy(tr->v[tr->n], v, sizeof(tr->v[0]));
-	tr->n++;
-	return 0;
-}
-
-/* Return: 0, or -1 after saying what is wrong with the file. */
-static int trace_load(const char *path, struct trace *tr)
-{
-	FILE *f = fopen(path, "re");
-	char buf[4096];
-	unsigned lineno = 0;
-	int r = 0;
-
-	if (!f) {
-		fail("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (r == 0 && fgets(buf, sizeof(buf), f)) {
-		char *colon;
-		double t;
-		int v[3], end = 0;
-
-		lineno++;
-		buf[strcspn(buf, "\n")] = 0;
-		if (buf[0] == '#') {
-			/* "# key: value" in the header; other comments pass. */
-			colon = strstr(buf, ": ");
-			if (tr->n == 0 && colon && tr->n_header < MAX_HEADER &&
-			    strcspn(buf + 2, " :") == (size_t)(colon - (buf + 2))) {
-				*colon = 0;
-				tr->key[tr->n_header] = strdup(buf + 2);
-				tr->value[tr->n_header] = strdup(colon + 2);
-				if (!tr->key[tr->n_header] || !tr->value[tr->n_header])
-					r = -ENOMEM;
-				tr->n_header++;
-			}
-			continue;
-		}
-		if (buf[0] == 0)
-			continue;
-		if (sscanf(buf, "%lf %d %d %d %n", &t, &v[0], &v[1], &v[2], &end) != 4 || buf[end] ||
-		    (tr->n && t <= tr->t[tr->n - 1]) || t < 0) {
-			fail("%s:%u: not \"T X Y Z\" with T rising: '%s'", path, lineno, buf);
-			r = -1;
-			break;
-		}
-		r = trace_add(tr, t, v);
-	}
-	fclose(f);
-	if (r == -ENOMEM)
-		fail("out of memory");
-	if (r == 0 && tr->n < 2) {
-		fail("%s: fewer than two samples", path);
-		r = -1;
-	}
-	if (r == 0 && (!header(tr, "sensor") || !header(tr, "label") || !header(tr, "event"))) {
-		fail("%s: the header lacks sensor, label or event", path);
-		r = -1;
-	}
-	return r < 0 ? -1 : 0;
-}
-
-static void trace_free(struct trace *tr)
-{
-	for (size_t i = 0; i < tr->n_header; i++) {
-		free(tr->key[i]);
-		free(tr->value[i]);
-	}
-	free(tr->t);
-	free(tr->v);
 }
 
 /* ams does its arithmetic in s8. */
@@ -619,16 +514,18 @@ int main(int argc, char **argv)
 	struct args args;
 	struct replay rp = { .args = &args, .out = -1 };
 	const char *sensor;
+	char why[4200];
 	int r;
 
 	r = parse_args(argc, argv, &args);
 	if (r >= 0)
 		return r;
-	if (trace_load(args.trace_path, &rp.trace) < 0) {
+	if (trace_load(args.trace_path, &rp.trace, why, sizeof(why)) < 0) {
+		fail("%s", why);
 		trace_free(&rp.trace);
 		return 1;
 	}
-	sensor = header(&rp.trace, "sensor");
+	sensor = trace_header(&rp.trace, "sensor");
 	for (size_t i = 0; i < sizeof(sensors) / sizeof(sensors[0]); i++)
 		if (!strncmp(sensor, sensors[i].name, strlen(sensors[i].name)) &&
 		    (sensor[strlen(sensors[i].name)] == 0 || sensor[strlen(sensors[i].name)] == ' '))

@@ -330,6 +330,9 @@ HWS_EXPORT struct hws_motion_detector *hws_motion_detector_free(struct hws_motio
  * Movement is measured from the change between samples: its velocity
  * (change per second), its acceleration (change of that) and a decaying
  * average of the velocity over about 0.3 s, each against the threshold.
+ * Each axis first goes through a backlash of one count of the sensor
+ * (learnt as the smallest change seen), so that the flicker of its last
+ * bit at rest is not movement.
  * The first two catch knocks and shakes, the average slow sweeping moves.
  * After a gap of more than a second, or time that does not advance (a
  * suspend, a restarted stream), the history starts again from that
