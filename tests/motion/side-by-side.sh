@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Disk protection side by side: every trace in tests/traces/motion is
+# played (motion-replay, at its rate, in a umockdev testbed) into
+# Debian's hdapsd in its dry-run mode and into hwsightd, at the same
+# sensitivity; ams traces once through sysfs and once through the input
+# device. Each program's park decisions are read from its log, stamped
+# with the trace's time as they arrive:
+#  - hdapsd -t -v prints "DATE: parking" and "DATE: un-parking" (and one
+#    line per sample; its dates are whole seconds, so they are not used);
+#  - hwsightd prints "<5>sudden motion: parking the heads of sda" (or
+#    "free fall: ...") and "<5>motion over: releasing the heads of sda",
+#    after writing unload_heads of the testbed's disk.
+# A table gives, per trace, whether each parked and how long after the
+# trace's marked event, and how many parks; then the totals: must-park
+# traces parked, median delay, false parks per hour of the must-not-park
+# traces.
+#
+# The test fails if hwsightd misses a must-park trace, or parks more
+# often than hdapsd on the must-not-park traces; never on a time.
+#
+#   REPLAY=build/default/tests/motion/motion-replay HWSIGHTD=build/default/daemon/hwsightd \
+#	bash tests/motion/side-by-side.sh [TRACE...]
+# KEEP=1 keeps the logs; JOBS=N replays N traces at once (default 4: each
+# is two programs polling at 50 Hz, which is light).
+set -u
+. "$(dirname "$0")/../tap.sh"
+
+: "${TRACES:=$(dirname "$0")/../traces/motion}"
+: "${SENSITIVITY:=15}"
+: "${JOBS:=4}"
+for v in REPLAY HWSIGHTD; do
+	[ -x "${!v:-}" ] || die "$v must name the built program (got '${!v:-}'); run through ctest or set it"
+done
+for tool in umockdev-wrapper hdapsd stdbuf; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		die "$tool is not installed (scripts/install-deps installs umockdev and hdapsd)"
+done
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/hwsight-side-by-side.XXXXXX") || die "cannot create a temporary directory"
+trap '[ -n "${KEEP:-}" ] && echo "# logs kept in $TMP" || rm -rf "$TMP"' EXIT
+
+cat >"$TMP/hwsightd.conf" <<EOF
+[daemon]
+listen = off
+state_directory = $TMP/state
+log_target = stderr
+log_level = info
+
+[motion]
+enabled = yes
+sensitivity = $SENSITIVITY
+interval = 20ms
+disks = sda
+park_time = 5s
+EOF
+
+# play TRACE MODE: both programs on the trace, at once, in two testbeds.
+play() {
+	local trace=$1 mode=$2 name opt=()
+	name=$(basename "$trace" .trace).$mode
+	[ "$mode" = input ] && opt=(--input)
+	# stdbuf: hdapsd's stdout is a pipe here, and it must say each line
+	# when it happens.
+	umockdev-wrapper "$REPLAY" "${opt[@]}" --ready='sampling_rate:' "$trace" -- \
+		stdbuf -oL -eL hdapsd -t -v -s "$SENSITIVITY" -d sda >"$TMP/$name.hdapsd" 2>&1 &
+	umockdev-wrapper "$REPLAY" "${opt[@]}" --disk=sda --ready='watching the motion sensor' "$trace" -- \
+		"$HWSIGHTD" -f -c "$TMP/hwsightd.conf" >"$TMP/$name.hwsightd" 2>&1 &
+	wait
+}
+
+runs=()
+if [ $# -gt 0 ]; then traces=("$@"); else traces=("$TRACES"/*.trace); fi
+for trace in "${traces[@]}"; do
+	runs+=("$trace sysfs")
+	case $(sed -n 's/^# sensor: \([a-z0-9]*\).*/\1/p' "$trace") in
+	ams) runs+=("$trace input") ;;
+	esac
+done
+for run in "${runs[@]}"; do
+	# shellcheck disable=SC2086 # "TRACE MODE"
+	play $run &
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+done
+wait
+
+# decisions LOG PARK UNPARK: "label event duration parked delay parks" of
+# one replay's log. parked is yes or no: for a must-park trace, whether
+# the heads were parked at, or within the trace after, half a second
+# before the marked event (a push that parks before the fall counts);
+# delay is from the event to that park, in ms, or "before" if the heads
+# were parked already (the median takes that as -500 ms);
+# parks counts every park from the trace's start to its end.
+decisions() {
+	awk -v park="$2" -v unpark="$3" '
+	/^# label: / { label = $3 }
+	/^# event: / { event = $3 }
+	/^# duration: / { duration = $3 }
+	/^# / || /^- / { next }
+	{
+		t = $1 + 0
+		if (!from_set && t >= event - 0.5) {
+			from_set = 1
+			if (parked) response = "before"
+		}
+		if ($0 ~ park && !parked) {
+			parked = 1; start = t
+			if (t >= 0 && t < duration) parks++
+			if (from_set && response == "") response = t
+		} else if ($0 ~ unpark) {
+			parked = 0
+		}
+	}
+	END {
+		if (response == "" && label == "must-park")
+			print label, event, duration, "no", "-", parks + 0
+		else if (label == "must-park" && response == "before")
+			print label, event, duration, "yes", "before", parks + 0
+		else if (label == "must-park")
+			printf "%s %s %s yes %d %d\n", label, event, duration, (response - event) * 1000, parks
+		else
+			print label, event, duration, (parks ? "yes" : "no"), "-", parks + 0
+	}' "$1"
+}
+
+HDAPSD_PARK=': parking$' HDAPSD_UNPARK=': un-parking$'
+HWSD_PARK='parking the heads of' HWSD_UNPARK='releasing the heads of'
+
+printf '%-28s %-6s %-14s | %-6s %8s %6s | %-6s %8s %6s\n' "" "" "" hdapsd "" "" hwsightd "" ""
+printf '%-28s %-6s %-14s | %-6s %8s %6s | %-6s %8s %6s\n' trace mode label parked delay parks parked delay parks
+: >"$TMP/rows"
+for run in "${runs[@]}"; do
+	trace=${run% *} mode=${run#* }
+	name=$(basename "$trace" .trace).$mode
+	for peer in hdapsd hwsightd; do
+		grep -q '^# exit:' "$TMP/$name.$peer" ||
+			not_ok "$name: $peer's replay did not finish" "$(tail -n 5 "$TMP/$name.$peer")"
+	done
+	# hdapsd says how it reads; the input mode must not quietly poll.
+	want=poll-sysfs
+	[ "$mode" = input ] && want=input-dev
+	grep -q "^- read_method: $want\$" "$TMP/$name.hdapsd" ||
+		not_ok "$name: hdapsd reads by $want" "$(grep -a 'read_method\|WARNING' "$TMP/$name.hdapsd")"
+	read -r label _ duration h_parked h_delay h_parks < <(decisions "$TMP/$name.hdapsd" "$HDAPSD_PARK" "$HDAPSD_UNPARK")
+	read -r _ _ _ w_parked w_delay w_parks < <(decisions "$TMP/$name.hwsightd" "$HWSD_PARK" "$HWSD_UNPARK")
+	ms() { case $1 in -|before) echo "$1" ;; *) printf '%+d ms' "$1" ;; esac; }
+	printf '%-28s %-6s %-14s | %-6s %8s %6s | %-6s %8s %6s\n' "$(basename "$trace" .trace)" "$mode" "$label" \
+		"$h_parked" "$(ms "$h_delay")" "$h_parks" "$w_parked" "$(ms "$w_delay")" "$w_parks"
+	echo "$name $label $duration $h_parked $h_delay $h_parks $w_parked $w_delay $w_parks" >>"$TMP/rows"
+done
+
+# Totals, and the goals of issue 18 as far as they can be judged here.
+awk '
+function median(a, n,    i, j, x) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
+	return n == 0 ? "-" : n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+$2 == "must-park" {
+	must++; h += $4 == "yes"; w += $7 == "yes"
+	if ($5 == "before") $5 = -500
+	if ($8 == "before") $8 = -500
+	if ($4 == "yes") hd[++nh] = $5
+	if ($7 == "yes") wd[++nw] = $8
+	if ($4 == "yes" && $7 == "yes") { both++; earlier += $8 <= $5 }
+	if ($1 ~ /slide-off|drop-flat/ && $4 == "yes" && $7 == "yes") { falls++; fall_earlier += $8 < $5 }
+}
+$2 == "must-not-park" { quiet += $3; hq += $6; wq += $9 }
+END {
+	printf "\nmust-park traces parked:   hdapsd %d/%d, hwsightd %d/%d\n", h, must, w, must
+	printf "median delay to the park:  hdapsd %s ms, hwsightd %s ms (over the traces each parked)\n", median(hd, nh), median(wd, nw)
+	printf "hwsightd no later:         %d of the %d traces both parked\n", earlier, both
+	printf "free falls, hwsightd first: %d of %d\n", fall_earlier, falls
+	printf "false parks, must-not-park traces (%.1f min): hdapsd %d (%.0f/h), hwsightd %d (%.0f/h)\n",
+		quiet / 60, hq, hq * 3600 / quiet, wq, wq * 3600 / quiet
+	print h, must, w, hq, wq > "/dev/stderr"
+}' "$TMP/rows" 2>"$TMP/totals"
+read -r h_parked must w_parked h_false w_false <"$TMP/totals"
+echo
+
+missed=$(awk '$2 == "must-park" && $7 != "yes" { print $1 }' "$TMP/rows" | tr '\n' ' ')
+expect_eq "hwsightd parks on every must-park trace (missed: ${missed:-none})" "$must" "$w_parked"
+if [ "$w_false" -le "$h_false" ]; then
+	ok "hwsightd parks no more often than hdapsd on the must-not-park traces ($w_false vs $h_false)"
+else
+	not_ok "hwsightd parks no more often than hdapsd on the must-not-park traces" \
+		"hwsightd: $w_false parks, hdapsd: $h_false" \
+		"$(awk '$2 == "must-not-park" && $9 > $6 { print $1 ": hwsightd " $9 ", hdapsd " $6 }' "$TMP/rows")"
+fi
+summary
