@@ -254,6 +254,8 @@ struct hws_motion_detector {
 	unsigned history; /* velocities computed since the history began */
 	uint64_t last_time;
 	int last_mg[3];   /* after the backlash */
+	int prev_mg[3];   /* the one before, and its time */
+	uint64_t prev_time;
 	int last_seen[3]; /* as given */
 	int step_mg;      /* the sensor's resolution, as learnt; 0: not yet */
 	double last_vel[3], avg_vel[3];
@@ -391,15 +393,19 @@ static bool movement(struct hws_motion_detector *d, const struct hws_motion_samp
 	for (int i = 0; i < 3; i++) {
 		int mg = backlash(s->mg[i], d->last_mg[i], d->step_mg);
 		double vel = (mg - d->last_mg[i]) / dt;
-		double acc = (vel - d->last_vel[i]) / dt;
+		double span_vel = d->history >= 1 ?
+			(mg - d->prev_mg[i]) / ((double)(s->time_usec - d->prev_time) / 1e6) : vel;
+		double acc = (span_vel - d->last_vel[i]) / dt;
 
+		d->prev_mg[i] = d->last_mg[i];
 		d->last_mg[i] = mg;
 		d->avg_vel[i] += w * (vel - d->avg_vel[i]);
-		vel2 += vel * vel;
+		vel2 += span_vel * span_vel;
 		acc2 += acc * acc;
 		avg2 += d->avg_vel[i] * d->avg_vel[i];
-		d->last_vel[i] = vel;
+		d->last_vel[i] = span_vel;
 	}
+	d->prev_time = d->last_time;
 	score = root(vel2) / VEL_SCALE;
 	if (root(avg2) / AVG_SCALE > score)
 		score = root(avg2) / AVG_SCALE;

@@ -328,8 +328,10 @@ HWS_EXPORT struct hws_motion_detector *hws_motion_detector_free(struct hws_motio
  * @sample: the sample; its time must advance
  *
  * Movement is measured from the change between samples: its velocity
- * (change per second), its acceleration (change of that) and a decaying
- * average of the velocity over about 0.3 s, each against the threshold.
+ * (change per second, over the last two sampling intervals, so that a
+ * sample taken early or late does not make a sway look like a jolt), its
+ * acceleration (change of that) and a decaying average of the velocity
+ * over about 0.3 s, each against the threshold.
  * Each axis first goes through a backlash of one count of the sensor
  * (learnt as the smallest change seen), so that the flicker of its last
  * bit at rest is not movement.
