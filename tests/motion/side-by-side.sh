@@ -161,17 +161,21 @@ $2 == "must-park" {
 	must++; h += $4 == "yes"; w += $7 == "yes"
 	if ($5 == "before") $5 = -500
 	if ($8 == "before") $8 = -500
-	if ($4 == "yes") hd[++nh] = $5
-	if ($7 == "yes") wd[++nw] = $8
-	if ($4 == "yes" && $7 == "yes") { both++; earlier += $8 <= $5 }
-	if ($1 ~ /slide-off|drop-flat/ && $4 == "yes" && $7 == "yes") { falls++; fall_earlier += $8 < $5 }
+	if ($4 == "yes" && $7 == "yes") {
+		both++; hd[both] = $5; wd[both] = $8; earlier += $8 <= $5
+	}
+	# A free fall: hwsightd first, or alone.
+	if ($1 ~ /slide-off|drop-flat/) {
+		falls++
+		fall_first += $7 == "yes" && ($4 != "yes" || $8 < $5)
+	}
 }
 $2 == "must-not-park" { quiet += $3; hq += $6; wq += $9 }
 END {
-	printf "\nmust-park traces parked:   hdapsd %d/%d, hwsightd %d/%d\n", h, must, w, must
-	printf "median delay to the park:  hdapsd %s ms, hwsightd %s ms (over the traces each parked)\n", median(hd, nh), median(wd, nw)
-	printf "hwsightd no later:         %d of the %d traces both parked\n", earlier, both
-	printf "free falls, hwsightd first: %d of %d\n", fall_earlier, falls
+	printf "\nmust-park traces parked:    hdapsd %d/%d, hwsightd %d/%d\n", h, must, w, must
+	printf "median delay, the %d both parked: hdapsd %s ms, hwsightd %s ms (before: -500)\n", both, median(hd, both), median(wd, both)
+	printf "hwsightd no later:          %d of those %d\n", earlier, both
+	printf "free falls, hwsightd first: %d of %d (or alone)\n", fall_first, falls
 	printf "false parks, must-not-park traces (%.1f min): hdapsd %d (%.0f/h), hwsightd %d (%.0f/h)\n",
 		quiet / 60, hq, hq * 3600 / quiet, wq, wq * 3600 / quiet
 	print h, must, w, hq, wq > "/dev/stderr"
