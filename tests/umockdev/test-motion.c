@@ -202,6 +202,67 @@ TEST(applesmc_sysfs)
 	g_object_unref(tb);
 }
 
+/*
+ * HP's lis3lv02d (drivers/misc/lis3lv02d, hp_accel.c): "position" is
+ * "(%d,%d,%d)\n" already scaled to mg, under the platform device, or a
+ * faux device in recent kernels (Documentation/misc-devices/lis3lv02d.rst).
+ */
+static void check_lis3lv02d(const char *dir)
+{
+	UMockdevTestbed *tb = testbed();
+	struct hws_motion_sample s;
+	struct hws_motion_info info;
+	struct hws_motion *m;
+	char desc[512], path[256];
+
+	snprintf(desc, sizeof(desc),
+		 "P: %s\n"
+		 "E: DRIVER=lis3lv02d\n"
+		 "E: SUBSYSTEM=platform\n"
+		 "A: position=(-12,31,1004)\\n\n"
+		 "A: rate=40\\n\n",
+		 dir);
+	add(tb, desc);
+	m = open_motion(0, 0);
+	ASSERT_EQ(hws_motion_get_info(m, &info), 0);
+	ASSERT_EQ(info.driver, HWS_MOTION_LIS3LV02D);
+	ASSERT_STR_EQ(info.driver_name, "lis3lv02d");
+	snprintf(path, sizeof(path), "/sys%s", dir);
+	ASSERT_STR_EQ(info.device_path, path);
+	ASSERT_STR_EQ(info.format, "(X,Y,Z)");
+	ASSERT_NULL(info.calibrate_path);
+	ASSERT_NULL(info.input_node);
+	ASSERT_EQ(info.interval_ms, 20);
+
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.raw[0], -12);
+	ASSERT_EQ(s.mg[0], -12);             /* the driver's mg, as they are */
+	ASSERT_EQ(s.mg[1], 31);
+	ASSERT_EQ(s.mg[2], 1004);
+	ASSERT_EQ(hws_motion_orientation(HWS_MOTION_UNDEFINED, &s), HWS_MOTION_FACE_UP);
+	/* It keeps no rest position of its own. */
+	ASSERT_EQ(hws_motion_load_driver_calibration(m), -EOPNOTSUPP);
+
+	umockdev_testbed_set_attribute(tb, path, "position", "(3,-998,40)\n");
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.mg[1], -998);
+	ASSERT_EQ(hws_motion_orientation(HWS_MOTION_FACE_UP, &s), HWS_MOTION_BOTTOM_UP);
+	umockdev_testbed_set_attribute(tb, path, "position", "(3 -998 40)\n");
+	ASSERT_EQ(hws_motion_read(m, &s), -EBADMSG);
+	hws_motion_close(m);
+	g_object_unref(tb);
+}
+
+TEST(lis3lv02d_platform)
+{
+	check_lis3lv02d("/devices/platform/lis3lv02d");
+}
+
+TEST(lis3lv02d_faux)
+{
+	check_lis3lv02d("/devices/faux/lis3lv02d");
+}
+
 /* ---- sequences through sysfs polling ---------------------------------- */
 
 struct run {
