@@ -16,7 +16,9 @@
  *    the time the joystick was switched on), range -50..50, fuzz 3;
  *  - applesmc: /sys/devices/platform/applesmc.768 with "position"
  *    ("(%d,%d,%d)\n") and "calibrate" ("(%d,%d)\n" of the rest position
- *    taken at load, x negated, as applesmc.c keeps it).
+ *    taken at load, x negated, as applesmc.c keeps it);
+ *  - lis3lv02d: /sys/devices/platform/lis3lv02d with "position"
+ *    ("(%d,%d,%d)\n" in mg) and "rate" (the trace's).
  * With --disk NAME, a SATA disk NAME with device/unload_heads, for a
  * daemon that parks heads; its writes land in the testbed.
  *
@@ -103,6 +105,18 @@ static const struct sensor sensors[] = {
 			       "%s",
 		.format = format_applesmc,
 	},
+	{
+		.name = "lis3lv02d",
+		.device = "/sys/devices/platform/lis3lv02d",
+		.attribute = "position",
+		.description = "P: /devices/platform/lis3lv02d\n"
+			       "E: DRIVER=lis3lv02d\n"
+			       "E: MODALIAS=platform:lis3lv02d\n"
+			       "E: SUBSYSTEM=platform\n"
+			       "A: modalias=platform:lis3lv02d\\n\n"
+			       "%s",
+		.format = format_applesmc,
+	},
 };
 
 struct args {
@@ -178,6 +192,10 @@ static int add_devices(struct replay *rp)
 	if (!strcmp(rp->sensor->name, "applesmc"))
 		snprintf(extra, sizeof(extra), "A: %s=%s\\n\nA: calibrate=(%d,%d)\\n\n",
 			 rp->sensor->attribute, value, -first[0], first[1]);
+	else if (!strcmp(rp->sensor->name, "lis3lv02d"))
+		/* hdapsd polls at the rate the driver says. */
+		snprintf(extra, sizeof(extra), "A: %s=%s\\n\nA: rate=%s\\n\n",
+			 rp->sensor->attribute, value, trace_header(&rp->trace, "rate") ?: "40");
 	else
 		snprintf(extra, sizeof(extra), "A: %s=%s\\n\nA: joystick=%d\\n\n",
 			 rp->sensor->attribute, value, rp->args->input);

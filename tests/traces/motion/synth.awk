@@ -201,6 +201,13 @@ BEGIN {
 		rate = 50; cpg = 256; lo = -32768; hi = 32767; noise = 1.2
 		off[1] = -5; off[2] = 3; off[3] = -5
 		format = "position: \"(X,Y,Z)\", s16"
+	} else if (sensor == "lis3lv02d") {
+		# drivers/misc/lis3lv02d (hp_accel): "position" prints mg;
+		# the LIS3LV02DL's default data rate is 40 Hz, its range 2 g,
+		# about 1 mg a count at 12 bits.
+		rate = 40; cpg = 1000; lo = -2000; hi = 2000; noise = 4
+		off[1] = -12; off[2] = 8; off[3] = 15
+		format = "position: \"(X,Y,Z)\", mg"
 	} else {
 		print "synth.awk: unknown sensor '" sensor "'" > "/dev/stderr"
 		exit 2
