@@ -34,7 +34,12 @@
  *
  * Output, on stdout: "# key: value" lines (the trace's header, and the
  * replay's), then one line per line of COMMAND, "T TEXT", T in seconds of
- * the trace's time (negative before its first sample), and "# exit: N".
+ * the trace's time (negative before its first sample), then "# late: ..."
+ * (how late the samples were put in place, at most), "# late-at-event:
+ * MS" (the same from half a second before the marked event to a second
+ * after it), "# ran: S"
+ * (how long COMMAND ran), "# cpu: S" (its user and system time) and
+ * "# exit: N".
  * Exit status: 0, 1 if the replay could not be made, 2 for bad usage.
  */
 #include <errno.h>
@@ -47,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,6 +139,8 @@ struct replay {
 	UMockdevTestbed *tb;
 	int out;                   /* COMMAND's stdout and stderr */
 	pid_t pid;
+	uint64_t spawned;          /* CLOCK_MONOTONIC ns */
+	char attribute_path[4096]; /* the sensor's attribute in the testbed */
 	char line[4096];
 	size_t line_len;
 	bool ready;
@@ -184,9 +192,13 @@ static int defuzz(int value, int old, int fuzz)
 static int add_devices(struct replay *rp)
 {
 	const int *first = rp->trace.v[0];
-	char value[64], extra[256], description[2048];
+	char value[64], extra[256], description[2048], path[4096];
+	gchar *root = umockdev_testbed_get_root_dir(rp->tb);
 	GError *error = NULL;
+	int r = -1;
 
+	snprintf(rp->attribute_path, sizeof(rp->attribute_path), "%s%s/%s", root,
+		 rp->sensor->device, rp->sensor->attribute);
 	rp->sensor->format(value, sizeof(value), first);
 	value[strcspn(value, "\n")] = 0;
 	if (!strcmp(rp->sensor->name, "applesmc"))
@@ -204,9 +216,6 @@ static int add_devices(struct replay *rp)
 		goto fail;
 
 	if (rp->args->input) {
-		char *root = umockdev_testbed_get_root_dir(rp->tb), path[4096];
-		int r;
-
 		snprintf(description, sizeof(description),
 			 "P: %s/input/input5\n"
 			 "E: SUBSYSTEM=input\n"
@@ -222,22 +231,20 @@ static int add_devices(struct replay *rp)
 			 "A: dev=13:69\\n\n",
 			 rp->sensor->device + strlen("/sys"), rp->sensor->input_name,
 			 rp->sensor->input_name, rp->sensor->device + strlen("/sys"));
-		if (!umockdev_testbed_add_from_string(rp->tb, description, &error)) {
-			g_free(root);
+		if (!umockdev_testbed_add_from_string(rp->tb, description, &error))
 			goto fail;
-		}
 		/* The joystick was switched on with the machine at rest. */
 		memcpy(rp->calib, first, sizeof(rp->calib));
 		memset(rp->reported, 0, sizeof(rp->reported));
 		snprintf(path, sizeof(path), "%s/event5.ioctl", root);
-		g_free(root);
 		r = evdev_tree_write(path, &(struct evdev_tree){
 			.name = rp->sensor->input_name, .bustype = BUS_I2C, .btn_touch = true,
 			.min = -50, .max = 50, .fuzz = 3,
 		});
 		if (r < 0) {
 			fail("%s: %s", path, strerror(-r));
-			return -1;
+			r = -1;
+			goto out;
 		}
 		if (!umockdev_testbed_load_ioctl(rp->tb, INPUT_NODE, path, &error))
 			goto fail;
@@ -261,11 +268,14 @@ static int add_devices(struct replay *rp)
 		if (!umockdev_testbed_add_from_string(rp->tb, description, &error))
 			goto fail;
 	}
-	return 0;
+	r = 0;
+	goto out;
 fail:
 	fail("testbed: %s", error->message);
 	g_error_free(error);
-	return -1;
+out:
+	g_free(root);
+	return r;
 }
 
 /* What ams-input.c's poll would send for sample @v. */
@@ -307,12 +317,26 @@ static int send_input(struct replay *rp, const int v[3])
 
 static int play_sample(struct replay *rp, size_t i)
 {
-	char value[64];
+	char value[64], tmp[4200];
+	int len = rp->sensor->format(value, sizeof(value), rp->trace.v[i]);
+	int fd;
 
-	rp->sensor->format(value, sizeof(value), rp->trace.v[i]);
-	/* g_file_set_contents(): a new file renamed over the old one, so
-	 * that a reader never sees half a value. */
-	umockdev_testbed_set_attribute(rp->tb, rp->sensor->device, rp->sensor->attribute, value);
+	/* A new file renamed over the old one, so that a reader never sees
+	 * half a value; not umockdev_testbed_set_attribute(), whose
+	 * g_file_set_contents() syncs the disk and makes the replay late. */
+	snprintf(tmp, sizeof(tmp), "%s.new", rp->attribute_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, (size_t)len) != len) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	close(fd);
+	if (rename(tmp, rp->attribute_path) < 0)
+		return -errno;
 	return rp->args->input ? send_input(rp, rp->trace.v[i]) : 0;
 }
 
@@ -392,20 +416,26 @@ static int spawn(struct replay *rp)
 	}
 	close(fds[1]);
 	rp->out = fds[0];
+	rp->spawned = now_ns();
 	return 0;
 }
 
-/* Ends COMMAND: SIGTERM, then SIGKILL if it lingers. Return: its status. */
+/* Ends COMMAND: SIGTERM, then SIGKILL if it lingers; prints the CPU time
+ * it used, user and system, from its start. Return: its status. */
 static int finish(struct replay *rp)
 {
+	struct rusage ru = { .ru_utime.tv_sec = 0 };
 	int status = 0;
 
 	kill(rp->pid, SIGTERM);
 	if (pump(rp, now_ns() + 5000000000u, false) > 0)
 		kill(rp->pid, SIGKILL);
-	while (waitpid(rp->pid, &status, 0) < 0 && errno == EINTR)
+	while (wait4(rp->pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	close(rp->out);
+	printf("# ran: %.3f\n", (double)(now_ns() - rp->spawned) / 1e9);
+	printf("# cpu: %.3f\n", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+				 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -415,6 +445,9 @@ static int replay(struct replay *rp)
 {
 	const struct trace *tr = &rp->trace;
 	double period = tr->t[tr->n - 1] / (double)(tr->n - 1);
+	double event = atof(trace_header(tr, "event"));
+	uint64_t max_late = 0, event_late = 0;
+	unsigned n_late = 0;
 	int r;
 
 	for (size_t i = 0; i < tr->n_header; i++)
@@ -438,15 +471,28 @@ static int replay(struct replay *rp)
 	}
 	rp->t0 = now_ns() + (uint64_t)(rp->args->lead * 1e9);
 	for (size_t i = 1; i < tr->n; i++) {
-		pump(rp, rp->t0 + (uint64_t)(tr->t[i] * 1e9), false);
+		uint64_t due = rp->t0 + (uint64_t)(tr->t[i] * 1e9), late;
+
+		pump(rp, due, false);
 		r = play_sample(rp, i);
 		if (r < 0) {
 			fail("sample %zu: %s", i, strerror(-r));
 			printf("# exit: %d\n", finish(rp));
 			return -1;
 		}
+		/* A starved replay puts samples in place in a burst, and the
+		 * reader sees only the last: say how late they were. */
+		late = now_ns() - due;
+		if (late > max_late)
+			max_late = late;
+		if (late > period * 1e9 / 2)
+			n_late++;
+		if (tr->t[i] >= event - 0.5 && tr->t[i] <= event + 1 && late > event_late)
+			event_late = late;
 	}
 	pump(rp, rp->t0 + (uint64_t)((tr->t[tr->n - 1] + period + rp->args->tail) * 1e9), false);
+	printf("# late: %.1f ms at most, %u samples by half a period or more\n", (double)max_late / 1e6, n_late);
+	printf("# late-at-event: %.1f\n", (double)event_late / 1e6);
 	printf("# exit: %d\n", finish(rp));
 	return 0;
 }
