@@ -193,7 +193,7 @@ int hwsd_guard_new(const struct hwsd_motion_conf *m, struct workqueue_struct *wq
 	if (r >= 0)
 		r = hws_motion_read(g->motion, &sample);
 	if (r == -ENODEV) {
-		log_notice("no motion sensor (ams, applesmc): disk protection is off");
+		log_notice("no motion sensor (ams, applesmc, lis3lv02d): disk protection is off");
 		hwsd_guard_free(g);
 		return 0;
 	}

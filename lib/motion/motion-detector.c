@@ -223,10 +223,14 @@ int hws_motion_orientation(enum hws_motion_orientation prev, const struct hws_mo
  * default threshold of 15 ignores the sensors' own noise (one count is 20
  * mg on ams, 4 mg on applesmc, flipping at 40-50 Hz) and a tilt of a
  * quarter turn over a second or more, and catches a knock, a shake of half
- * a g, or the start of a fall.
+ * a g, or the start of a fall. Acceleration weighs 60 times velocity, as
+ * in hdapsd: a poll that comes a little early or late (or a 40 Hz sensor
+ * polled at 50 Hz, which repeats every fourth value) makes a steady sway
+ * look jerky, and a lighter scale parked while walking
+ * (tests/traces/motion, side by side with hdapsd in tests/motion).
  */
 #define VEL_SCALE 300.0     /* mg/s */
-#define ACC_SCALE 12000.0   /* mg/s^2 */
+#define ACC_SCALE 18000.0   /* mg/s^2 */
 #define AVG_SCALE 100.0     /* mg/s, of the decaying average */
 #define AVG_TAU 0.3         /* s, depth of the average */
 #define GAP_USEC 1000000    /* a longer silence starts the history again */
@@ -238,6 +242,7 @@ int hws_motion_orientation(enum hws_motion_orientation prev, const struct hws_mo
 #define FALL_FACTOR 0.97
 #define MAX_FACTOR 4.0
 #define FREEFALL_END_FACTOR 2 /* weight is back above twice freefall_mg */
+#define STEP_MAX_MG 50      /* a coarser "step" is movement, not resolution */
 
 struct hws_motion_detector {
 	double base;
@@ -248,7 +253,11 @@ struct hws_motion_detector {
 	bool have_last;
 	unsigned history; /* velocities computed since the history began */
 	uint64_t last_time;
-	int last_mg[3];
+	int last_mg[3];   /* after the backlash */
+	int prev_mg[3];   /* the one before, and its time */
+	uint64_t prev_time;
+	int last_seen[3]; /* as given */
+	int step_mg;      /* the sensor's resolution, as learnt; 0: not yet */
 	double last_vel[3], avg_vel[3];
 
 	bool moving, falling, weightless;
@@ -341,6 +350,38 @@ static void adapt(struct hws_motion_detector *d, uint64_t now, bool near)
 	d->near_in_period = false;
 }
 
+/*
+ * A sensor's last bit flickers at rest: one count is 20 mg on ams, and its
+ * three axes flip independently, so that a poll a few ms early makes a
+ * flicker look like a knock. So each axis goes through a backlash of one
+ * count: the value the detector uses moves only as far as the sensor's
+ * value has gone beyond one count from it. Unlike the input core's fuzz
+ * filter, which holds small changes and then lets them through at once
+ * (a steady sway becomes a train of jumps), this never makes a change
+ * larger than the sensor's. The count is learnt as the smallest change
+ * seen on any axis, so that the filter fits ams, applesmc and any scale
+ * the caller calibrated.
+ */
+static void learn_step(struct hws_motion_detector *d, const struct hws_motion_sample *s)
+{
+	for (int i = 0; i < 3; i++) {
+		int diff = abs(s->mg[i] - d->last_seen[i]);
+
+		if (diff > 0 && diff <= STEP_MAX_MG && (d->step_mg == 0 || diff < d->step_mg))
+			d->step_mg = diff;
+		d->last_seen[i] = s->mg[i];
+	}
+}
+
+static int backlash(int value, int used, int width)
+{
+	if (value > used + width)
+		return value - width;
+	if (value < used - width)
+		return value + width;
+	return used;
+}
+
 /* Velocity, acceleration and average velocity against the threshold. */
 static bool movement(struct hws_motion_detector *d, const struct hws_motion_sample *s)
 {
@@ -350,15 +391,21 @@ static bool movement(struct hws_motion_detector *d, const struct hws_motion_samp
 	bool above;
 
 	for (int i = 0; i < 3; i++) {
-		double vel = (s->mg[i] - d->last_mg[i]) / dt;
-		double acc = (vel - d->last_vel[i]) / dt;
+		int mg = backlash(s->mg[i], d->last_mg[i], d->step_mg);
+		double vel = (mg - d->last_mg[i]) / dt;
+		double span_vel = d->history >= 1 ?
+			(mg - d->prev_mg[i]) / ((double)(s->time_usec - d->prev_time) / 1e6) : vel;
+		double acc = (span_vel - d->last_vel[i]) / dt;
 
+		d->prev_mg[i] = d->last_mg[i];
+		d->last_mg[i] = mg;
 		d->avg_vel[i] += w * (vel - d->avg_vel[i]);
-		vel2 += vel * vel;
+		vel2 += span_vel * span_vel;
 		acc2 += acc * acc;
 		avg2 += d->avg_vel[i] * d->avg_vel[i];
-		d->last_vel[i] = vel;
+		d->last_vel[i] = span_vel;
 	}
+	d->prev_time = d->last_time;
 	score = root(vel2) / VEL_SCALE;
 	if (root(avg2) / AVG_SCALE > score)
 		score = root(avg2) / AVG_SCALE;
@@ -420,6 +467,7 @@ int hws_motion_detector_feed(struct hws_motion_detector *d, const struct hws_mot
 		/* A fall cannot be timed across the gap. */
 		d->weightless = false;
 	} else {
+		learn_step(d, sample);
 		above = movement(d, sample);
 	}
 
@@ -435,10 +483,13 @@ int hws_motion_detector_feed(struct hws_motion_detector *d, const struct hws_mot
 	}
 	events |= free_fall(d, sample);
 
+	if (!d->have_last || !d->history) {
+		/* The history starts from this sample, unfiltered. */
+		for (int i = 0; i < 3; i++)
+			d->last_mg[i] = d->last_seen[i] = sample->mg[i];
+	}
 	d->have_last = true;
 	d->last_time = now;
-	for (int i = 0; i < 3; i++)
-		d->last_mg[i] = sample->mg[i];
 	return (int)events;
 }
 

@@ -63,6 +63,19 @@ static const struct driver_desc {
 		.format_text = "(X,Y,Z)",
 		.counts_per_g = 256,
 	},
+	{
+		/* lis3lv02d.c (HP's "3D DriveGuard", hp_accel.c): "position"
+		 * prints "(%d,%d,%d)\n" already scaled to mg. Its input
+		 * device ("ST LIS3LV02DL Accelerometer") is calibrated
+		 * differently and is not used yet. */
+		.driver = HWS_MOTION_LIS3LV02D,
+		.name = "lis3lv02d",
+		.dirname = "lis3lv02d",
+		.position = "position",
+		.format = HWS_MOTION_FORMAT_APPLESMC_POSITION,
+		.format_text = "(X,Y,Z)",
+		.counts_per_g = 1000,
+	},
 };
 
 /*
@@ -72,6 +85,7 @@ static const struct driver_desc {
  */
 static const char *const device_dirs[] = {
 	"devices/platform",
+	"devices/faux",      /* lis3lv02d in recent kernels (the faux bus) */
 	"devices",
 	"bus/platform/devices",
 	"bus/of_platform/devices",

@@ -21,6 +21,7 @@
 
 #include <hwsight/motion.h>
 
+#include "evdev-tree.h"
 #include "testbed.h"
 
 #define AMS "/sys/devices/platform/ams"
@@ -199,6 +200,67 @@ TEST(applesmc_sysfs)
 	ASSERT_EQ(cal.counts_per_g, 251);
 	hws_motion_close(m);
 	g_object_unref(tb);
+}
+
+/*
+ * HP's lis3lv02d (drivers/misc/lis3lv02d, hp_accel.c): "position" is
+ * "(%d,%d,%d)\n" already scaled to mg, under the platform device, or a
+ * faux device in recent kernels (Documentation/misc-devices/lis3lv02d.rst).
+ */
+static void check_lis3lv02d(const char *dir)
+{
+	UMockdevTestbed *tb = testbed();
+	struct hws_motion_sample s;
+	struct hws_motion_info info;
+	struct hws_motion *m;
+	char desc[512], path[256];
+
+	snprintf(desc, sizeof(desc),
+		 "P: %s\n"
+		 "E: DRIVER=lis3lv02d\n"
+		 "E: SUBSYSTEM=platform\n"
+		 "A: position=(-12,31,1004)\\n\n"
+		 "A: rate=40\\n\n",
+		 dir);
+	add(tb, desc);
+	m = open_motion(0, 0);
+	ASSERT_EQ(hws_motion_get_info(m, &info), 0);
+	ASSERT_EQ(info.driver, HWS_MOTION_LIS3LV02D);
+	ASSERT_STR_EQ(info.driver_name, "lis3lv02d");
+	snprintf(path, sizeof(path), "/sys%s", dir);
+	ASSERT_STR_EQ(info.device_path, path);
+	ASSERT_STR_EQ(info.format, "(X,Y,Z)");
+	ASSERT_NULL(info.calibrate_path);
+	ASSERT_NULL(info.input_node);
+	ASSERT_EQ(info.interval_ms, 20);
+
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.raw[0], -12);
+	ASSERT_EQ(s.mg[0], -12);             /* the driver's mg, as they are */
+	ASSERT_EQ(s.mg[1], 31);
+	ASSERT_EQ(s.mg[2], 1004);
+	ASSERT_EQ(hws_motion_orientation(HWS_MOTION_UNDEFINED, &s), HWS_MOTION_FACE_UP);
+	/* It keeps no rest position of its own. */
+	ASSERT_EQ(hws_motion_load_driver_calibration(m), -EOPNOTSUPP);
+
+	umockdev_testbed_set_attribute(tb, path, "position", "(3,-998,40)\n");
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.mg[1], -998);
+	ASSERT_EQ(hws_motion_orientation(HWS_MOTION_FACE_UP, &s), HWS_MOTION_BOTTOM_UP);
+	umockdev_testbed_set_attribute(tb, path, "position", "(3 -998 40)\n");
+	ASSERT_EQ(hws_motion_read(m, &s), -EBADMSG);
+	hws_motion_close(m);
+	g_object_unref(tb);
+}
+
+TEST(lis3lv02d_platform)
+{
+	check_lis3lv02d("/devices/platform/lis3lv02d");
+}
+
+TEST(lis3lv02d_faux)
+{
+	check_lis3lv02d("/devices/faux/lis3lv02d");
 }
 
 /* ---- sequences through sysfs polling ---------------------------------- */
@@ -471,53 +533,6 @@ TEST(bad_options)
 
 /* ---- the ams input device --------------------------------------------- */
 
-static void hex(FILE *f, const void *data, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%02X", ((const unsigned char *)data)[i]);
-	fputc('\n', f);
-}
-
-/*
- * What libevdev asks the device at open, answered as ams-input.c's device
- * would: EV_SYN, EV_KEY (BTN_TOUCH), EV_ABS (X, Y, Z in -50..50, fuzz 3).
- * Sizes are those of the kernel's bitmaps, which libevdev asks for.
- */
-static void write_ioctl_tree(const char *path, const int value[3])
-{
-	unsigned char name[255] = "Apple Motion Sensor", keys[96] = { 0 }, zero[96] = { 0 };
-	const unsigned char ev_bits[8] = { 1u << EV_SYN | 1u << EV_KEY | 1u << EV_ABS };
-	const unsigned char abs_bits[8] = { 1u << ABS_X | 1u << ABS_Y | 1u << ABS_Z };
-	const struct input_id id = { .bustype = BUS_I2C };
-	const int version = EV_VERSION;
-	FILE *f = fopen(path, "w");
-
-	ASSERT_NOT_NULL(f);
-	keys[BTN_TOUCH / 8] |= 1u << (BTN_TOUCH % 8);
-	fprintf(f, "EVIOCGVERSION 0 "), hex(f, &version, sizeof(version));
-	fprintf(f, "EVIOCGID 0 "), hex(f, &id, sizeof(id));
-	fprintf(f, "EVIOCGNAME(0) 20 "), hex(f, name, sizeof(name));
-	fprintf(f, "EVIOCGPROP(0) 0 "), hex(f, zero, 8);
-	fprintf(f, "EVIOCGBIT(0) 8 "), hex(f, ev_bits, 8);
-	fprintf(f, "EVIOCGBIT(%d) 96 ", EV_KEY), hex(f, keys, 96);
-	fprintf(f, "EVIOCGBIT(%d) 8 ", EV_ABS), hex(f, abs_bits, 8);
-	fprintf(f, "EVIOCGBIT(%d) 8 ", EV_REL), hex(f, zero, 8);
-	fprintf(f, "EVIOCGBIT(%d) 8 ", EV_MSC), hex(f, zero, 8);
-	fprintf(f, "EVIOCGBIT(%d) 8 ", EV_SW), hex(f, zero, 8);
-	fprintf(f, "EVIOCGBIT(%d) 8 ", EV_LED), hex(f, zero, 8);
-	fprintf(f, "EVIOCGBIT(%d) 8 ", EV_SND), hex(f, zero, 8);
-	fprintf(f, "EVIOCGBIT(%d) 16 ", EV_FF), hex(f, zero, 16);
-	fprintf(f, "EVIOCGKEY(0) 96 "), hex(f, zero, 96);
-	fprintf(f, "EVIOCGLED(0) 8 "), hex(f, zero, 8);
-	fprintf(f, "EVIOCGSW(0) 8 "), hex(f, zero, 8);
-	for (int i = 0; i < 3; i++) {
-		const struct input_absinfo a = { .value = value[i], .minimum = -50, .maximum = 50, .fuzz = 3 };
-
-		fprintf(f, "EVIOCGABS(%d) 0 ", i), hex(f, &a, sizeof(a));
-	}
-	ASSERT_EQ(fclose(f), 0);
-}
-
 /*
  * ams with its joystick on, lying flat, at raw (2, -1, 49). The driver
  * took its calibration when the joystick was switched on, at (3, -2, 50),
@@ -566,7 +581,12 @@ static void add_ams_input(UMockdevTestbed *tb, bool invert)
 	root = umockdev_testbed_get_root_dir(tb);
 	snprintf(path, sizeof(path), "%s/event5.ioctl", root);
 	g_free(root);
-	write_ioctl_tree(path, value);
+	/* ams-input.c: ABS_X/Y/Z in -50..50, fuzz 3, and BTN_TOUCH. */
+	ASSERT_EQ(evdev_tree_write(path, &(struct evdev_tree){
+		.name = "Apple Motion Sensor", .bustype = BUS_I2C, .btn_touch = true,
+		.min = -50, .max = 50, .fuzz = 3,
+		.value = { value[0], value[1], value[2] },
+	}), 0);
 	if (!umockdev_testbed_load_ioctl(tb, EVENT_NODE, path, &error))
 		FAIL("load_ioctl: %s", error->message);
 }

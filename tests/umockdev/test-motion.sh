@@ -87,7 +87,7 @@ expect_grep verbose err "found ams at /sys/devices/platform/ams"
 # ---- errors ----------------------------------------------------------------
 
 run none "" --once
-expect_error none "no motion sensor found (looked for ams and applesmc)$"
+expect_error none "no motion sensor found (looked for ams, applesmc and lis3lv02d)$"
 
 run empty "$(ams_with '' empty)" --once
 expect_error empty '/sys/devices/platform/ams/current: empty value (expected "X Y Z")'

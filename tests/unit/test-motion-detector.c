@@ -455,13 +455,15 @@ TEST(detector_short_dip_is_not_a_fall)
 	hws_motion_detector_free(d);
 }
 
-/* Steady vibration on z (a train): 8 Hz, 150 mg, sampled at 50 Hz. */
+/* Steady vibration on z (a train): 8 Hz, 175 mg, sampled at 50 Hz, just
+ * over the threshold (velocity is taken over two samples, which cuts the
+ * corners of the triangle). */
 static uint64_t vibrate(struct hws_motion_detector *d, struct tally *t, uint64_t from, uint64_t usec)
 {
 	uint64_t now;
 
 	for (now = from; now < from + usec; now += 20000)
-		feed(d, t, mk(now, 4, 0, G + triangle(now - from, 8, 150)));
+		feed(d, t, mk(now, 4, 0, G + triangle(now - from, 8, 175)));
 	return now;
 }
 

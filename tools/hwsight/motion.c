@@ -31,7 +31,7 @@ enum { OPT_FIXED = 256, OPT_POLL, OPT_CALIBRATE, OPT_SYSFS };
 static const struct tool_command command = {
 	.name = "motion",
 	.head = "Usage: hwsight motion [OPTION...]\n"
-		"Show the Apple Motion Sensor's readings (ams or applesmc), in thousandths\n"
+		"Show the motion sensor's readings (ams, applesmc or lis3lv02d), in thousandths\n"
 		"of g, the machine's orientation, and sudden motion and free fall.\n"
 		"\n",
 	.options = (const struct tool_option[]){
@@ -275,7 +275,7 @@ int hws_cmd_motion(int argc, char **argv)
 
 	r = hws_motion_open(&a.opts, &m);
 	if (r == -ENODEV) {
-		fprintf(stderr, PREFIX "no motion sensor found (looked for ams and applesmc)\n");
+		fprintf(stderr, PREFIX "no motion sensor found (looked for ams, applesmc and lis3lv02d)\n");
 		return 1;
 	}
 	if (r < 0) {

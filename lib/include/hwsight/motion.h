@@ -3,8 +3,9 @@
 #define HWSIGHT_MOTION_H
 
 /*
- * The Apple Motion Sensor: the accelerometer of PowerPC PowerBooks and
- * iBooks (the "ams" driver) and of Intel Macs (the SMC, "applesmc").
+ * Laptop accelerometers: the Apple Motion Sensor of PowerPC PowerBooks and
+ * iBooks (the "ams" driver) and of Intel Macs (the SMC, "applesmc"), and
+ * the ST LIS3LV02DL family of HP laptops ("lis3lv02d").
  *
  * A struct hws_motion context finds the sensor without udev and reads it:
  *  - ams: "/sys/devices/.../ams/current" holds "X Y Z" (signed 8-bit);
@@ -14,7 +15,9 @@
  *  - applesmc: "/sys/devices/platform/applesmc.768/position" holds
  *    "(X,Y,Z)" (signed 16-bit) and "calibrate" the rest position "(X,Y)"
  *    that the driver took when it loaded. Its input device has no Z axis,
- *    so applesmc is always polled.
+ *    so applesmc is always polled;
+ *  - lis3lv02d, HP's "3D DriveGuard" (hp_accel): ".../lis3lv02d/position"
+ *    holds "(X,Y,Z)" already in mg; it is polled.
  * Samples come out calibrated in milli-g (struct hws_motion_calibration).
  *
  * The rest is pure logic that works on any sample: the orientation of the
@@ -43,6 +46,7 @@ extern "C" {
 enum hws_motion_driver {
 	HWS_MOTION_AMS,
 	HWS_MOTION_APPLESMC,
+	HWS_MOTION_LIS3LV02D,
 };
 
 /* The text formats of the drivers' attributes, for hws_motion_parse(). */
@@ -111,7 +115,7 @@ struct hws_motion_options {
 
 struct hws_motion_info {
 	enum hws_motion_driver driver;
-	const char *driver_name;     /* "ams", "applesmc" */
+	const char *driver_name;     /* "ams", "applesmc", "lis3lv02d" */
 	const char *device_path;     /* the sysfs directory of the device */
 	const char *position_path;   /* ".../current" or ".../position" */
 	const char *calibrate_path;  /* applesmc's ".../calibrate", NULL for ams */
@@ -128,8 +132,9 @@ struct hws_motion;
  * @ret_motion: the new context
  *
  * Looks for a device named "ams" with a "current" attribute, then one
- * named "applesmc.*" with a "position" attribute, in sysfs' platform and
- * top-level device directories. For ams it then looks for the "Apple
+ * named "applesmc.*" with a "position" attribute, then "lis3lv02d" with
+ * a "position" attribute, in sysfs' platform, faux and top-level device
+ * directories. For ams it then looks for the "Apple
  * Motion Sensor" input device, unless the driver's "joystick" attribute
  * says there is none: below the ams device in sysfs, else by name among
  * /dev/input/event*. When there is none or it cannot be used (no
@@ -328,8 +333,13 @@ HWS_EXPORT struct hws_motion_detector *hws_motion_detector_free(struct hws_motio
  * @sample: the sample; its time must advance
  *
  * Movement is measured from the change between samples: its velocity
- * (change per second), its acceleration (change of that) and a decaying
- * average of the velocity over about 0.3 s, each against the threshold.
+ * (change per second, over the last two sampling intervals, so that a
+ * sample taken early or late does not make a sway look like a jolt), its
+ * acceleration (change of that) and a decaying average of the velocity
+ * over about 0.3 s, each against the threshold.
+ * Each axis first goes through a backlash of one count of the sensor
+ * (learnt as the smallest change seen), so that the flicker of its last
+ * bit at rest is not movement.
  * The first two catch knocks and shakes, the average slow sweeping moves.
  * After a gap of more than a second, or time that does not advance (a
  * suspend, a restarted stream), the history starts again from that
