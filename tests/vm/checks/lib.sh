@@ -94,3 +94,74 @@ REGS
 w83793_restore() {
 	"$HWS_LAB_DIR/guest/lab-regs" "$HWS_LAB_PRESET" && sleep 2.5
 }
+
+# lab_wait_until SECONDS COMMAND...: run COMMAND every 0.1 s until it
+# succeeds or SECONDS (fractions allowed) of wall time have passed; its
+# status. Wall time, not a count of tries: under TCG each try's forks cost
+# more than the 0.1 s it sleeps.
+lab_wait_until() {
+	local end
+	end=$(( ${EPOCHREALTIME/[.,]/} + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000000 }') ))
+	shift
+	until "$@"; do
+		((${EPOCHREALTIME/[.,]/} < end)) || return 1
+		sleep 0.1
+	done
+}
+
+# lab_stamp FILE: copy standard input to FILE, each line prefixed with the
+# time it was read ($EPOCHREALTIME), for logs whose timing a check reports.
+lab_stamp() {
+	local l
+	while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done >"$1"
+}
+
+# w83793_fans_restore DEV [BANK REG]...: put back the boot preset on every
+# register presets/w83793-fans.regs writes and on the ones given (0 where
+# the preset leaves one unset), for the fan checks' cleanup.
+w83793_fans_restore() {
+	local dev=$1 b r v
+	shift
+	{
+		awk '!/^#/ && NF { print $1, $2 }' "$HWS_LAB_DIR/presets/w83793-fans.regs"
+		while [ $# -ge 2 ]; do echo "$1 $2"; shift 2; done
+	} | while read -r b r; do
+		v=$(preset_reg "$HWS_LAB_PRESET" "$b" "$r")
+		echo "$b $r ${v:-0}"
+	done | "$HWS_LAB_DIR/guest/lab-regs" -
+	echo 0 >"$dev/intrusion0_alarm"
+}
+
+# lab_require PROGRAM...: exit 1, saying what is missing, unless every
+# PROGRAM is there: a path must be an executable (built by cmake), a bare
+# name a command on the host.
+lab_require() {
+	local p
+	for p; do
+		case $p in
+		*/*) [ -x "$p" ] || { echo "$p is not built"; exit 1; } ;;
+		*) command -v "$p" >/dev/null || { echo "$p is not installed on the host (scripts/install-deps)"; exit 1; } ;;
+		esac
+	done
+}
+
+# lab_kill PID...: SIGKILL each of a check's background processes still
+# running, and reap them (for cleanup traps).
+lab_kill() {
+	local p
+	for p; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+}
+
+# lab_fan_env: what the fan checks share: bus and addr (the W83793's), dev
+# (its sysfs directory), build (the build tree) and the programs they run
+# from it: hwsight, hwsightd and sim (fan-sim).
+lab_fan_env() {
+	bus=${HWS_LAB_I2C_BUS:-0}
+	addr=${HWS_LAB_W83793_ADDRS%%,*}
+	dev=/sys/bus/i2c/devices/$(printf '%d-%04x' "$bus" $((addr)))
+	build=${HWS_BUILD_DIR:-$HWS_LAB_DIR/../../build/default}
+	hwsight=$build/tools/hwsight
+	hwsightd=$build/daemon/hwsightd
+	sim=$build/tests/vm/fan-sim
+}
