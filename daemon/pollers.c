@@ -161,8 +161,13 @@ static int pollers_sync(struct hwsd *d)
 			d->pollers = p;
 			pthread_mutex_unlock(&d->pollers_lock);
 		}
-		if (p->active)
+		if (p->active) {
+			/* A rescan replaced its chip: every value is unread
+			 * until it polls, and the fans' steps, which read its
+			 * temperatures, would take that for a failure. */
+			mod_delayed_work(d->poll_wq, &p->dwork, 0);
 			continue;
+		}
 		p->conf = hwsd_config_chip(d->config, d->sensors, chip);
 		p->interval_ms = p->conf && p->conf->poll_ms ? p->conf->poll_ms : d->config->poll_ms;
 		p->active = true;

@@ -17,9 +17,10 @@
 # can be counted on the daemon's own clock: at most failsafe_after - 1 on
 # what is left (temp2), the next at full. At most, not exactly: the
 # hotplug rescan that follows the unbind replaces every chip, the W83793
-# too, and until its poller reads it again (up to a poll interval) temp2
-# reads as unreadable as well, so a step that falls there is a silent
-# hold that counts against the lm75 all the same (see fans/README.md).
+# too, and until its poller reads it again (at once since fan-rescan.sh,
+# but after a step already queued) temp2 reads as unreadable as well, so a
+# step that falls there is a silent hold that counts against the lm75 all
+# the same (see fans/README.md).
 #
 # Times (unbind to full, in intervals) are printed, not asserted. The
 # lm75's sysfs files vanish; a read error on a chip that stays (in->error)
