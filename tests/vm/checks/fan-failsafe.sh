@@ -30,17 +30,7 @@
 # the time it was written), events (exec= of each event) and figures.txt.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-lab_fan_env
-lm75_addr=0x48
-lm75_name=$(printf '%d-%04x' "$bus" $((lm75_addr)))
-lm75_dev=/sys/bus/i2c/devices/$lm75_name
-out=${HWS_LAB_RESULTS:?not inside the lab}/fan-failsafe
-mkdir -p "$out"
-rm -f "$out"/*
-tmp=$(mktemp -d)
-lab_require "$hwsightd"
-i2cget -y "$bus" "$lm75_addr" 0x01 b >/dev/null 2>&1 ||
-	{ echo "no i2c-stub chip at $lm75_addr on i2c-$bus: run the lab with --stub-addr $lm75_addr"; exit 1; }
+lab_lm75_env fan-failsafe
 
 failsafe_after=3
 pid=

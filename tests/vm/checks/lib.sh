@@ -165,3 +165,21 @@ lab_fan_env() {
 	hwsightd=$build/daemon/hwsightd
 	sim=$build/tests/vm/fan-sim
 }
+
+# lab_lm75_env NAME: lab_fan_env, the spare i2c-stub chip at 0x48 for an
+# lm75 (lm75_addr, lm75_name, lm75_dev; the lab's ctest boot reserves it
+# with --stub-addr 0x48), an empty $out = $HWS_LAB_RESULTS/NAME and a
+# $tmp; exits 1 unless hwsightd is built and the chip is there.
+lab_lm75_env() {
+	lab_fan_env
+	lm75_addr=0x48
+	lm75_name=$(printf '%d-%04x' "$bus" $((lm75_addr)))
+	lm75_dev=/sys/bus/i2c/devices/$lm75_name
+	out=${HWS_LAB_RESULTS:?not inside the lab}/$1
+	mkdir -p "$out"
+	rm -f "$out"/*
+	tmp=$(mktemp -d)
+	lab_require "$hwsightd"
+	i2cget -y "$bus" "$lm75_addr" 0x01 b >/dev/null 2>&1 ||
+		{ echo "no i2c-stub chip at $lm75_addr on i2c-$bus: run the lab with --stub-addr $lm75_addr"; exit 1; }
+}
