@@ -36,7 +36,7 @@ static const struct tool_command command = {
 	.options = (const struct tool_option[]){
 		{ "json", 'j', NULL, "JSON output: a list of cameras, each with its modes" },
 		{ "help", 'h', NULL, "show this help" },
-		{ NULL },
+		{ .name = NULL },
 	},
 	.column = 16,
 	.tail = "\n"

@@ -63,7 +63,7 @@ static const struct tool_command command = {
 		{ "convert", OPT_CONVERT, NULL, "let libv4lconvert make a format the camera lacks" },
 		{ "timeout", OPT_TIMEOUT, "MS", "give up when no frame comes for MS ms (default 2000)" },
 		{ "help", 'h', NULL, "this help" },
-		{ NULL },
+		{ .name = NULL },
 	},
 	.column = 24,
 };

@@ -54,7 +54,7 @@ static const struct tool_command command = {
 		  "Super-I/O chips the kernel found)" },
 		{ "json", 'j', NULL, "JSON output" },
 		{ "help", 'h', NULL, "show this help" },
-		{ NULL },
+		{ .name = NULL },
 	},
 	.column = 16,
 	.tail = "\n"

@@ -51,7 +51,7 @@ static const struct tool_command command = {
 		{ "settle", OPT_SETTLE, "MS", "wait MS per step before reading the tach (default 3000)" },
 		{ "tach", OPT_TACH, "fanN", "the tach that measures the output (default: its number)" },
 		{ "help", 'h', NULL, "this help" },
-		{ NULL },
+		{ .name = NULL },
 	},
 	.column = 25,
 	.tail = "\nCHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",

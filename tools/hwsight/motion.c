@@ -53,7 +53,7 @@ static const struct tool_command command = {
 		{ "sysfs", OPT_SYSFS, "DIR", "look for the sensor under DIR, not /sys" },
 		{ "verbose", 'v', NULL, "say which device is read, and how" },
 		{ "help", 'h', NULL, "show this help" },
-		{ NULL },
+		{ .name = NULL },
 	},
 	.column = 26,
 	.arg_sep = '=',

@@ -24,7 +24,7 @@ struct tool_option {
 struct tool_command {
 	const char *name;                  /* "fans", as in "Try 'hwsight fans --help'." */
 	const char *head;                  /* the help above the option lines */
-	const struct tool_option *options; /* ends with { NULL } */
+	const struct tool_option *options; /* ends with { .name = NULL } */
 	int column;                        /* where an option's help starts */
 	char arg_sep;                      /* '=' for "--count=N"; 0 for "--bus N" */
 	const char *tail;                  /* the help below them, or NULL */

@@ -51,7 +51,7 @@ static const struct tool_command command = {
 		  "fast (one io_uring batch a reading), pread (one pread\n"
 		  "per value) or libsensors (sensors_get_value per value)" },
 		{ "help", 'h', NULL, "this help" },
-		{ NULL },
+		{ .name = NULL },
 	},
 	.column = 23,
 	.tail = "\nCHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
