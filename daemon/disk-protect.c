@@ -175,6 +175,7 @@ int hwsd_guard_new(const struct hwsd_motion_conf *m, struct workqueue_struct *wq
 	struct hws_motion_detector_params params = { .threshold = m->sensitivity };
 	struct hws_motion_options opts = { .interval_ms = m->interval_ms };
 	struct hws_motion_sample sample;
+	struct hws_motion_info info;
 	struct hwsd_guard *g;
 	int r;
 
@@ -193,7 +194,7 @@ int hwsd_guard_new(const struct hwsd_motion_conf *m, struct workqueue_struct *wq
 	if (r >= 0)
 		r = hws_motion_read(g->motion, &sample);
 	if (r == -ENODEV) {
-		log_notice("no motion sensor (ams, applesmc, lis3lv02d): disk protection is off");
+		log_notice("no motion sensor (ams, applesmc, lis3lv02d, hdaps): disk protection is off");
 		hwsd_guard_free(g);
 		return 0;
 	}
@@ -204,6 +205,9 @@ int hwsd_guard_new(const struct hwsd_motion_conf *m, struct workqueue_struct *wq
 	r = hws_motion_load_driver_calibration(g->motion);
 	if (r < 0 && r != -EOPNOTSUPP)
 		log_warning("motion sensor: no calibration from the driver: %s", strerror(-r));
+	/* hdaps has no z: its free fall cannot be told from lying flat. */
+	if (hws_motion_get_info(g->motion, &info) == 0)
+		params.axes = info.axes;
 	r = hws_motion_detector_new(&params, &g->detector);
 	if (r >= 0)
 		r = disks_list(g);

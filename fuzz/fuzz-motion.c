@@ -2,8 +2,9 @@
 /*
  * The Apple Motion Sensor's attributes (hws_motion_parse(), in
  * lib/motion/motion-detector.c): ams' "current" ("x y z\n", s8), applesmc's
- * "position" ("(x,y,z)\n", s16) and "calibrate" ("(x,y)\n"). Each input is
- * parsed in all three formats; what parses is in range and goes on into a
+ * "position" ("(x,y,z)\n", s16) and "calibrate" ("(x,y)\n"), and hdaps'
+ * "position" ("(x,y)\n" of a 16-bit count, maybe negated). Each input is
+ * parsed in every format; what parses is in range and goes on into a
  * calibrated sample and an orientation, as hws_motion_read() takes it. The
  * first bytes are also printed the way the drivers print and must parse
  * back to themselves.
@@ -22,7 +23,10 @@ static const struct {
 	[HWS_MOTION_FORMAT_AMS_CURRENT] = { 3, -128, 127, "%d %d %d\n" },
 	[HWS_MOTION_FORMAT_APPLESMC_POSITION] = { 3, -32768, 32767, "(%d,%d,%d)\n" },
 	[HWS_MOTION_FORMAT_APPLESMC_CALIBRATE] = { 2, -32768, 32767, "(%d,%d)\n" },
+	[HWS_MOTION_FORMAT_HDAPS_POSITION] = { 2, -65535, 65535, "(%d,%d)\n" },
 };
+
+#define N_FORMATS ((int)(sizeof(formats) / sizeof(formats[0])))
 
 static bool all_blank(const char *s)
 {
@@ -47,7 +51,7 @@ static void check_sample(const int raw[3], int counts_per_g, int off_x, int off_
 
 static void check_text(const char *text, int off_x, int off_y)
 {
-	for (int f = 0; f < 3; f++) {
+	for (int f = 0; f < N_FORMATS; f++) {
 		int v[3] = { 0, 0, 0 };
 		int r = hws_motion_parse(f, text, v);
 
@@ -65,6 +69,8 @@ static void check_text(const char *text, int off_x, int off_y)
 			check_sample(v, 50, off_x, off_y);
 		else if (f == HWS_MOTION_FORMAT_APPLESMC_POSITION)
 			check_sample(v, 256, off_x, off_y);
+		else if (f == HWS_MOTION_FORMAT_HDAPS_POSITION)
+			check_sample((int[3]){ v[0], v[1], 0 }, 54, off_x, off_y);
 	}
 }
 
@@ -74,7 +80,7 @@ static void check_round_trip(const uint8_t *data, size_t size)
 	struct fuzz_in in = { data, size };
 	int16_t x = (int16_t)fuzz_take(&in, 2), y = (int16_t)fuzz_take(&in, 2), z = (int16_t)fuzz_take(&in, 2);
 
-	for (int f = 0; f < 3; f++) {
+	for (int f = 0; f < N_FORMATS; f++) {
 		int want[3] = { x, y, z }, got[3] = { 0, 0, 0 };
 		char text[64];
 		int r;

@@ -69,6 +69,9 @@ static const struct {
 	/* applesmc.c prints s16 values with "(%d,%d,%d)\n" and "(%d,%d)\n". */
 	[HWS_MOTION_FORMAT_APPLESMC_POSITION] = { '(', ',', ')', 3, -32768, 32767 },
 	[HWS_MOTION_FORMAT_APPLESMC_CALIBRATE] = { '(', ',', ')', 2, -32768, 32767 },
+	/* hdaps.c prints "(%d,%d)\n" of a 16-bit port read, negated when
+	 * the driver's "invert" says so. */
+	[HWS_MOTION_FORMAT_HDAPS_POSITION] = { '(', ',', ')', 2, -65535, 65535 },
 };
 
 static const char *skip_blanks(const char *p)
@@ -247,6 +250,7 @@ int hws_motion_orientation(enum hws_motion_orientation prev, const struct hws_mo
 struct hws_motion_detector {
 	double base;
 	bool adaptive;
+	bool no_z;        /* two axes: no free fall can be told */
 	long long freefall_mg2, landed_mg2;
 	uint64_t freefall_usec, hold_usec;
 
@@ -297,13 +301,15 @@ int hws_motion_detector_new(const struct hws_motion_detector_params *params,
 		return -EINVAL;
 	if (params)
 		p = *params;
-	if (p.threshold > 1000 || p.freefall_mg > 1000 || p.freefall_ms > 60000 || p.hold_ms > 60000)
+	if (p.threshold > 1000 || p.freefall_mg > 1000 || p.freefall_ms > 60000 || p.hold_ms > 60000 ||
+	    p.axes == 1 || p.axes > 3)
 		return -EINVAL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	d->base = p.threshold ? p.threshold : 15;
 	d->adaptive = !p.fixed_threshold;
+	d->no_z = p.axes == 2;
 	d->freefall_mg2 = (long long)(p.freefall_mg ? p.freefall_mg : 350) * (p.freefall_mg ? p.freefall_mg : 350);
 	d->landed_mg2 = d->freefall_mg2 * FREEFALL_END_FACTOR * FREEFALL_END_FACTOR;
 	d->freefall_usec = (uint64_t)(p.freefall_ms ? p.freefall_ms : 100) * 1000;
@@ -481,7 +487,9 @@ int hws_motion_detector_feed(struct hws_motion_detector *d, const struct hws_mot
 		d->moving = false;
 		events |= HWS_MOTION_EVENT_MOTION_STOPPED;
 	}
-	events |= free_fall(d, sample);
+	/* Flat at rest, x and y alone read weightless. */
+	if (!d->no_z)
+		events |= free_fall(d, sample);
 
 	if (!d->have_last || !d->history) {
 		/* The history starts from this sample, unfiltered. */

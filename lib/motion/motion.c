@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The motion sensor context: finding ams or applesmc in sysfs without
- * udev, and reading it either by polling its sysfs attribute or from the
- * ams input device. The two ways sit behind struct source_ops; everything
- * that is not I/O lives in motion-detector.c.
+ * The motion sensor context: finding ams, applesmc, lis3lv02d or hdaps in
+ * sysfs without udev, and reading it either by polling its sysfs
+ * attribute or from the driver's input device. The two ways sit behind
+ * struct source_ops; everything that is not I/O lives in
+ * motion-detector.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +25,23 @@
 #include "sysfs-util.h"
 #include "time-util.h"
 
+/*
+ * What an input device's values are, against the sysfs attribute's: the
+ * same, or less the rest position the driver took when the device was
+ * made (learnt here as the difference of the two, read together), with
+ * ams' arithmetic in s8.
+ */
+enum input_values {
+	INPUT_AS_SYSFS,
+	INPUT_LESS_REST,
+	INPUT_LESS_REST_S8,
+};
+
+struct input_desc {
+	const char *name;
+	enum input_values values;
+};
+
 /* What hwsight knows of each driver, from its source. */
 static const struct driver_desc {
 	enum hws_motion_driver driver;
@@ -33,9 +51,14 @@ static const struct driver_desc {
 	const char *position;    /* attribute with the current reading */
 	const char *calibrate;   /* attribute with the driver's rest position */
 	enum hws_motion_format format;
+	enum hws_motion_format calibrate_format;
 	const char *format_text;
+	bool calibrate_negates_x; /* applesmc keeps rest x negated */
 	int counts_per_g;        /* nominal, see struct hws_motion_calibration */
-	const char *input_name;  /* an input device with all three axes */
+	int axes;
+	struct input_desc inputs[2]; /* input devices with the driver's axes, best first */
+	const char *input_switch; /* attribute that is "0" while there is none */
+	const char *invert_param; /* module parameter that negates x and y of the input */
 } drivers[] = {
 	{
 		/* ams-core.c: of_platform_device_create(np, "ams", NULL) and
@@ -47,7 +70,10 @@ static const struct driver_desc {
 		.format = HWS_MOTION_FORMAT_AMS_CURRENT,
 		.format_text = "X Y Z",
 		.counts_per_g = 50,
-		.input_name = "Apple Motion Sensor",
+		.axes = 3,
+		.inputs = { { "Apple Motion Sensor", INPUT_LESS_REST_S8 } },
+		.input_switch = "joystick",
+		.invert_param = "module/ams/parameters/invert",
 	},
 	{
 		/* applesmc.c: platform_device_register_simple("applesmc",
@@ -59,15 +85,17 @@ static const struct driver_desc {
 		.prefix = true,
 		.position = "position",
 		.calibrate = "calibrate",
+		.calibrate_format = HWS_MOTION_FORMAT_APPLESMC_CALIBRATE,
 		.format = HWS_MOTION_FORMAT_APPLESMC_POSITION,
 		.format_text = "(X,Y,Z)",
+		.calibrate_negates_x = true,
 		.counts_per_g = 256,
+		.axes = 3,
 	},
 	{
 		/* lis3lv02d.c (HP's "3D DriveGuard", hp_accel.c): "position"
-		 * prints "(%d,%d,%d)\n" already scaled to mg. Its input
-		 * device ("ST LIS3LV02DL Accelerometer") is calibrated
-		 * differently and is not used yet. */
+		 * prints "(%d,%d,%d)\n" already scaled to mg, and the
+		 * joystick poll reports the same lis3lv02d_get_xyz(). */
 		.driver = HWS_MOTION_LIS3LV02D,
 		.name = "lis3lv02d",
 		.dirname = "lis3lv02d",
@@ -75,6 +103,29 @@ static const struct driver_desc {
 		.format = HWS_MOTION_FORMAT_APPLESMC_POSITION,
 		.format_text = "(X,Y,Z)",
 		.counts_per_g = 1000,
+		.axes = 3,
+		.inputs = { { "ST LIS3LV02DL Accelerometer", INPUT_AS_SYSFS } },
+	},
+	{
+		/* drivers/platform/x86/hdaps.c: platform device "hdaps",
+		 * "position" and "calibrate" print "(%d,%d)\n"; its polled
+		 * input device "hdaps" reports x - rest_x, y - rest_y.
+		 * tp_smapi's hdaps, which hdapsd prefers, adds "ThinkPad
+		 * HDAPS accelerometer data" with the counts as they are.
+		 * The scale is an estimate: the ADXL320 gives 174 mV a g,
+		 * read by a 10-bit converter over 3.3 V. */
+		.driver = HWS_MOTION_HDAPS,
+		.name = "hdaps",
+		.dirname = "hdaps",
+		.position = "position",
+		.calibrate = "calibrate",
+		.calibrate_format = HWS_MOTION_FORMAT_HDAPS_POSITION,
+		.format = HWS_MOTION_FORMAT_HDAPS_POSITION,
+		.format_text = "(X,Y)",
+		.counts_per_g = 54,
+		.axes = 2,
+		.inputs = { { "ThinkPad HDAPS accelerometer data", INPUT_AS_SYSFS },
+			    { "hdaps", INPUT_LESS_REST } },
 	},
 };
 
@@ -114,9 +165,10 @@ struct hws_motion {
 	/* input mode */
 	int evfd;
 	struct libevdev *evdev;
+	const struct input_desc *input;
 	bool event_clock;           /* events carry CLOCK_MONOTONIC stamps */
 	bool invert;                /* ams' "invert" module parameter */
-	int driver_offset[3];       /* what ams subtracted from each axis */
+	int driver_offset[3];       /* what the driver subtracted from each axis */
 	uint64_t last_time;         /* of the last sample delivered */
 };
 
@@ -152,6 +204,7 @@ static int read_values(const struct hws_motion *m, const char *attr, enum hws_mo
 	char buf[128];
 	int r;
 
+	values[2] = 0; /* the two-value formats leave z alone */
 	r = hws__read_attr(m->dirfd, attr, buf, sizeof(buf));
 	if (r == -ENOENT || r == -ENODEV) {
 		motion_log(m, "%s/%s: gone (%s)", m->device_path, attr, strerror(-r));
@@ -211,20 +264,21 @@ static const struct source_ops sysfs_ops = {
 	.wait = sysfs_wait,
 };
 
-/* ---- the ams input device --------------------------------------------- */
+/* ---- the input device ------------------------------------------------- */
+
+static const unsigned abs_codes[3] = { ABS_X, ABS_Y, ABS_Z };
 
 static void evdev_state(const struct hws_motion *m, int raw[3])
 {
-	static const unsigned codes[3] = { ABS_X, ABS_Y, ABS_Z };
-
-	/* Undo ams-input.c: it reports (s8)(v - calib), x and y negated when
-	 * "invert" is set. */
+	/* Undo the driver: ams-input.c reports (s8)(v - calib), x and y
+	 * negated when "invert" is set; hdaps reports v - rest. */
 	for (int i = 0; i < 3; i++) {
-		int v = libevdev_get_event_value(m->evdev, EV_ABS, codes[i]);
+		int v = i < m->drv->axes ? libevdev_get_event_value(m->evdev, EV_ABS, abs_codes[i]) : 0;
 
 		if (m->invert && i < 2)
 			v = -v;
-		raw[i] = wrap_s8(v + m->driver_offset[i]);
+		v += m->driver_offset[i];
+		raw[i] = m->input->values == INPUT_LESS_REST_S8 ? wrap_s8(v) : v;
 	}
 }
 
@@ -341,8 +395,8 @@ static const struct source_ops evdev_ops = {
 	.wait = evdev_wait,
 };
 
-/* The input device ams-input.c made, if the joystick is on. */
-static char *find_input_node_in_sysfs(const struct hws_motion *m)
+/* The driver's input device @in, if it made one below its device. */
+static char *find_input_node_in_sysfs(const struct hws_motion *m, const struct input_desc *in)
 {
 	char *node = NULL;
 	struct dirent *de;
@@ -367,7 +421,7 @@ static char *find_input_node_in_sysfs(const struct hws_motion *m)
 			continue;
 		snprintf(path, sizeof(path), "%s/name", de->d_name);
 		if (hws__read_attr(dirfd(d), path, name, sizeof(name)) < 0 ||
-		    strcmp(name, m->drv->input_name) != 0)
+		    strcmp(name, in->name) != 0)
 			continue;
 		efd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (efd < 0)
@@ -390,7 +444,7 @@ static char *find_input_node_in_sysfs(const struct hws_motion *m)
 }
 
 /* Kernels that keep input devices elsewhere in sysfs: ask each by name. */
-static char *find_input_node_by_name(const struct hws_motion *m)
+static char *find_input_node_by_name(const struct input_desc *in)
 {
 	char *node = NULL;
 	struct dirent *de;
@@ -410,7 +464,7 @@ static char *find_input_node_by_name(const struct hws_motion *m)
 		if (fd < 0)
 			continue;
 		if (libevdev_new_from_fd(fd, &dev) == 0 &&
-		    strcmp(libevdev_get_name(dev), m->drv->input_name) == 0)
+		    strcmp(libevdev_get_name(dev), in->name) == 0)
 			node = strdup(path);
 		libevdev_free(dev);
 		close(fd);
@@ -419,42 +473,63 @@ static char *find_input_node_by_name(const struct hws_motion *m)
 	return node;
 }
 
-static bool read_invert(const char *root)
+static bool read_invert(const struct hws_motion *m, const char *root)
 {
 	char path[512], buf[16];
 
+	if (!m->drv->invert_param)
+		return false;
 	/* A bool module parameter reads "Y" or "N"; old kernels print 1/0. */
-	snprintf(path, sizeof(path), "%s/module/ams/parameters/invert", root);
+	snprintf(path, sizeof(path), "%s/%s", root, m->drv->invert_param);
 	if (hws__read_attr(AT_FDCWD, path, buf, sizeof(buf)) < 0)
 		return false;
 	return buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1';
 }
 
+/* The first of the driver's input devices that exists, and which it is. */
+static char *find_input_node(struct hws_motion *m)
+{
+	const struct input_desc *in;
+	char *node;
+
+	for (in = m->drv->inputs; in < m->drv->inputs + 2 && in->name; in++) {
+		node = find_input_node_in_sysfs(m, in);
+		if (!node)
+			node = find_input_node_by_name(in);
+		if (node) {
+			m->input = in;
+			return node;
+		}
+	}
+	return NULL;
+}
+
 /*
- * Open the input device and learn what ams subtracted when the joystick
- * was switched on: the offset is sysfs' raw reading less the input
- * device's, both taken now. Without it, z would read 0 at rest instead of
- * 1 g, and orientation and free fall could not be told.
+ * Open the input device and learn what the driver subtracted when it
+ * made it (ams when the joystick was switched on, hdaps when it loaded):
+ * the offset is sysfs' raw reading less the input device's, both taken
+ * now. Without it, ams' z would read 0 at rest instead of 1 g, and
+ * orientation and free fall could not be told.
  */
 static int open_input(struct hws_motion *m, const char *root)
 {
-	char joystick[16];
+	char state[16];
 	int raw[3], in[3], r;
 
 	/* ams-input.c says whether its input device exists; believing it
 	 * spares opening every /dev/input node in search of one. */
-	if (hws__read_attr(m->dirfd, "joystick", joystick, sizeof(joystick)) >= 0 &&
-	    strcmp(joystick, "0") == 0) {
-		motion_log(m, "ams' joystick is off (write 1 to %s/joystick for its input device); polling %s",
-			   m->device_path, m->position_path);
+	if (m->drv->input_switch &&
+	    hws__read_attr(m->dirfd, m->drv->input_switch, state, sizeof(state)) >= 0 &&
+	    strcmp(state, "0") == 0) {
+		motion_log(m, "%s' %s is off (write 1 to %s/%s for its input device); polling %s",
+			   m->drv->name, m->drv->input_switch, m->device_path, m->drv->input_switch,
+			   m->position_path);
 		return -ENOENT;
 	}
-	m->input_node = find_input_node_in_sysfs(m);
-	if (!m->input_node)
-		m->input_node = find_input_node_by_name(m);
+	m->input_node = find_input_node(m);
 	if (!m->input_node) {
 		motion_log(m, "no \"%s\" input device found; polling %s",
-			   m->drv->input_name, m->position_path);
+			   m->drv->inputs[0].name, m->position_path);
 		return -ENOENT;
 	}
 	m->evfd = open(m->input_node, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -465,23 +540,28 @@ static int open_input(struct hws_motion *m, const char *root)
 	r = libevdev_new_from_fd(m->evfd, &m->evdev);
 	if (r < 0)
 		goto fail;
-	if (strcmp(libevdev_get_name(m->evdev), m->drv->input_name) != 0 ||
-	    !libevdev_has_event_code(m->evdev, EV_ABS, ABS_X) ||
-	    !libevdev_has_event_code(m->evdev, EV_ABS, ABS_Y) ||
-	    !libevdev_has_event_code(m->evdev, EV_ABS, ABS_Z)) {
+	if (strcmp(libevdev_get_name(m->evdev), m->input->name) != 0) {
 		r = -ENODEV;
 		goto fail;
 	}
+	for (int i = 0; i < m->drv->axes; i++)
+		if (!libevdev_has_event_code(m->evdev, EV_ABS, abs_codes[i])) {
+			r = -ENODEV;
+			goto fail;
+		}
 	m->event_clock = libevdev_set_clock_id(m->evdev, CLOCK_MONOTONIC) == 0;
-	m->invert = read_invert(root);
+	m->invert = read_invert(m, root);
 	r = read_values(m, m->drv->position, m->drv->format, raw);
 	if (r < 0)
 		goto fail;
 	/* With the offsets still 0, evdev_state() gives the input values
 	 * with ams' inversion undone. */
 	evdev_state(m, in);
-	for (int i = 0; i < 3; i++)
-		m->driver_offset[i] = wrap_s8(raw[i] - in[i]);
+	for (int i = 0; i < 3; i++) {
+		int offset = m->input->values == INPUT_AS_SYSFS ? 0 : raw[i] - in[i];
+
+		m->driver_offset[i] = m->input->values == INPUT_LESS_REST_S8 ? wrap_s8(offset) : offset;
+	}
 	motion_log(m, "reading %s (driver offsets %d %d %d%s%s)", m->input_node,
 		   m->driver_offset[0], m->driver_offset[1], m->driver_offset[2],
 		   m->invert ? ", x and y inverted" : "",
@@ -498,6 +578,7 @@ fail:
 	m->evfd = -1;
 	free(m->input_node);
 	m->input_node = NULL;
+	m->input = NULL;
 	return r;
 }
 
@@ -585,7 +666,7 @@ int hws_motion_open(const struct hws_motion_options *opts, struct hws_motion **r
 	motion_log(m, "found %s at %s", m->drv->name, m->device_path);
 	m->cal.counts_per_g = m->drv->counts_per_g;
 
-	if (m->drv->input_name && !(o.flags & HWS_MOTION_POLL_SYSFS) && strcmp(root, "/sys") == 0)
+	if (m->drv->inputs[0].name && !(o.flags & HWS_MOTION_POLL_SYSFS) && strcmp(root, "/sys") == 0)
 		open_input(m, root);
 	m->ops = m->evdev ? &evdev_ops : &sysfs_ops;
 	m->interval_ms = o.interval_ms ? o.interval_ms : m->evdev ? 100 : 20;
@@ -628,6 +709,7 @@ int hws_motion_get_info(const struct hws_motion *m, struct hws_motion_info *ret_
 		.format = m->drv->format_text,
 		.input_node = m->input_node,
 		.interval_ms = m->interval_ms,
+		.axes = (unsigned)m->drv->axes,
 	};
 	return 0;
 }
@@ -663,11 +745,11 @@ int hws_motion_load_driver_calibration(struct hws_motion *m)
 		return -EINVAL;
 	if (!m->drv->calibrate)
 		return -EOPNOTSUPP;
-	r = read_values(m, m->drv->calibrate, HWS_MOTION_FORMAT_APPLESMC_CALIBRATE, rest);
+	r = read_values(m, m->drv->calibrate, m->drv->calibrate_format, rest);
 	if (r < 0)
 		return r;
 	/* applesmc_calibrate() keeps rest_x negated, for its input device. */
-	m->cal.offset[0] = -rest[0];
+	m->cal.offset[0] = m->drv->calibrate_negates_x ? -rest[0] : rest[0];
 	m->cal.offset[1] = rest[1];
 	motion_log(m, "driver calibration: x %d, y %d", m->cal.offset[0], m->cal.offset[1]);
 	return 0;
@@ -703,12 +785,16 @@ int hws_motion_calibrate(struct hws_motion *m, unsigned n_samples, struct hws_mo
 
 		sum[i] = v / (long long)n_samples;
 	}
-	/* Within about 25 degrees of flat: z^2 > 4 (x^2 + y^2). */
-	if (sum[2] <= 0 || sum[2] * sum[2] <= 4 * (sum[0] * sum[0] + sum[1] * sum[1]))
-		return -EDOM;
 	cal.offset[0] = (int)sum[0];
 	cal.offset[1] = (int)sum[1];
-	cal.counts_per_g = (int)sum[2];
+	if (m->drv->axes < 3) {
+		cal.counts_per_g = m->cal.counts_per_g;
+	} else {
+		/* Within about 25 degrees of flat: z^2 > 4 (x^2 + y^2). */
+		if (sum[2] <= 0 || sum[2] * sum[2] <= 4 * (sum[0] * sum[0] + sum[1] * sum[1]))
+			return -EDOM;
+		cal.counts_per_g = (int)sum[2];
+	}
 	r = hws_motion_set_calibration(m, &cal);
 	if (r < 0)
 		return r;

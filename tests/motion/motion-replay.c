@@ -18,7 +18,16 @@
  *    ("(%d,%d,%d)\n") and "calibrate" ("(%d,%d)\n" of the rest position
  *    taken at load, x negated, as applesmc.c keeps it);
  *  - lis3lv02d: /sys/devices/platform/lis3lv02d with "position"
- *    ("(%d,%d,%d)\n" in mg) and "rate" (the trace's).
+ *    ("(%d,%d,%d)\n" in mg) and "rate" (the trace's); with --input the
+ *    "ST LIS3LV02DL Accelerometer" input device below it, as
+ *    lis3lv02d.c's joystick poll makes it every 50 ms: the same mg,
+ *    fuzz 3;
+ *  - hdaps: /sys/devices/platform/hdaps with "position" ("(%d,%d)\n"),
+ *    "calibrate" (the first sample), "sampling_rate" (the trace's) and
+ *    keyboard_activity and mouse_activity (0, read by hdapsd); with
+ *    --input tp_smapi's "ThinkPad HDAPS accelerometer data" (phys
+ *    "hdaps/input1", where hdapsd looks) below it: the counts as they
+ *    are, X and Y only, at the trace's rate.
  * With --disk NAME, a SATA disk NAME with device/unload_heads, for a
  * daemon that parks heads; its writes land in the testbed.
  *
@@ -70,7 +79,14 @@ struct sensor {
 	const char *attribute;    /* what holds the position */
 	const char *description;  /* the device in umockdev's format, %s: its extra attributes */
 	int (*format)(char *buf, size_t size, const int v[3]);
+	int axes;
 	const char *input_name;   /* NULL: no input device emulated */
+	const char *input_phys;
+	unsigned short input_bus;
+	bool input_s8_less_rest;  /* ams: (s8)(value - the value at switch-on) */
+	bool input_btn_touch;
+	int input_min, input_max, input_fuzz;
+	unsigned input_period_ms; /* the driver's poll, when slower than the trace */
 };
 
 static int format_ams(char *buf, size_t size, const int v[3])
@@ -81,6 +97,11 @@ static int format_ams(char *buf, size_t size, const int v[3])
 static int format_applesmc(char *buf, size_t size, const int v[3])
 {
 	return snprintf(buf, size, "(%d,%d,%d)\n", v[0], v[1], v[2]);
+}
+
+static int format_hdaps(char *buf, size_t size, const int v[3])
+{
+	return snprintf(buf, size, "(%d,%d)\n", v[0], v[1]);
 }
 
 static const struct sensor sensors[] = {
@@ -96,7 +117,12 @@ static const struct sensor sensors[] = {
 			       "A: modalias=ams\\n\n"
 			       "%s",
 		.format = format_ams,
+		.axes = 3,
 		.input_name = "Apple Motion Sensor",
+		.input_bus = BUS_I2C,
+		.input_s8_less_rest = true,
+		.input_btn_touch = true,
+		.input_min = -50, .input_max = 50, .input_fuzz = 3,
 	},
 	{
 		.name = "applesmc",
@@ -110,6 +136,7 @@ static const struct sensor sensors[] = {
 			       "A: name=applesmc\\n\n"
 			       "%s",
 		.format = format_applesmc,
+		.axes = 3,
 	},
 	{
 		.name = "lis3lv02d",
@@ -122,6 +149,31 @@ static const struct sensor sensors[] = {
 			       "A: modalias=platform:lis3lv02d\\n\n"
 			       "%s",
 		.format = format_applesmc,
+		.axes = 3,
+		.input_name = "ST LIS3LV02DL Accelerometer",
+		.input_phys = "lis3lv02d/input0",
+		.input_bus = BUS_HOST,
+		.input_min = -2048, .input_max = 2048, .input_fuzz = 3,
+		.input_period_ms = 50,
+	},
+	{
+		.name = "hdaps",
+		.device = "/sys/devices/platform/hdaps",
+		.attribute = "position",
+		.description = "P: /devices/platform/hdaps\n"
+			       "E: DRIVER=hdaps\n"
+			       "E: MODALIAS=platform:hdaps\n"
+			       "E: SUBSYSTEM=platform\n"
+			       "A: modalias=platform:hdaps\\n\n"
+			       "A: keyboard_activity=0\\n\n"
+			       "A: mouse_activity=0\\n\n"
+			       "%s",
+		.format = format_hdaps,
+		.axes = 2,
+		.input_name = "ThinkPad HDAPS accelerometer data",
+		.input_phys = "hdaps/input1",
+		.input_bus = BUS_ISA,
+		.input_min = -32768, .input_max = 32767,
 	},
 };
 
@@ -146,7 +198,8 @@ struct replay {
 	bool ready;
 	uint64_t t0;               /* CLOCK_MONOTONIC ns of the trace's t = 0 */
 	int calib[3];              /* ams-input: the value when the joystick was switched on */
-	int reported[3];           /* ams-input: the last value the input core passed on */
+	int reported[3];           /* the last value the input core passed on */
+	long last_poll;            /* the input driver's last poll, in its periods */
 };
 
 __attribute__((format(printf, 1, 2)))
@@ -189,6 +242,14 @@ static int defuzz(int value, int old, int fuzz)
 	return value;
 }
 
+/* Axis @i of sample @v as the driver reports it, before the input core. */
+static int input_value(const struct replay *rp, const int v[3], int i)
+{
+	if (rp->sensor->input_s8_less_rest)
+		return wrap_s8(v[i] - rp->calib[i]);
+	return v[i];
+}
+
 static int add_devices(struct replay *rp)
 {
 	const int *first = rp->trace.v[0];
@@ -208,6 +269,10 @@ static int add_devices(struct replay *rp)
 		/* hdapsd polls at the rate the driver says. */
 		snprintf(extra, sizeof(extra), "A: %s=%s\\n\nA: rate=%s\\n\n",
 			 rp->sensor->attribute, value, trace_header(&rp->trace, "rate") ?: "40");
+	else if (!strcmp(rp->sensor->name, "hdaps"))
+		snprintf(extra, sizeof(extra), "A: %s=%s\\n\nA: calibrate=(%d,%d)\\n\nA: sampling_rate=%s\\n\n",
+			 rp->sensor->attribute, value, first[0], first[1],
+			 trace_header(&rp->trace, "rate") ?: "50");
 	else
 		snprintf(extra, sizeof(extra), "A: %s=%s\\n\nA: joystick=%d\\n\n",
 			 rp->sensor->attribute, value, rp->args->input);
@@ -221,6 +286,7 @@ static int add_devices(struct replay *rp)
 			 "E: SUBSYSTEM=input\n"
 			 "E: NAME=\"%s\"\n"
 			 "A: name=%s\\n\n"
+			 "A: phys=%s\\n\n"
 			 "\n"
 			 "P: %s/input/input5/event5\n"
 			 "N: input/event5\n"
@@ -229,17 +295,23 @@ static int add_devices(struct replay *rp)
 			 "E: MINOR=69\n"
 			 "E: SUBSYSTEM=input\n"
 			 "A: dev=13:69\\n\n",
-			 rp->sensor->device + strlen("/sys"), rp->sensor->input_name,
-			 rp->sensor->input_name, rp->sensor->device + strlen("/sys"));
+			 rp->sensor->device + strlen("/sys"), rp->sensor->input_name, rp->sensor->input_name,
+			 rp->sensor->input_phys ?: "", rp->sensor->device + strlen("/sys"));
 		if (!umockdev_testbed_add_from_string(rp->tb, description, &error))
 			goto fail;
-		/* The joystick was switched on with the machine at rest. */
-		memcpy(rp->calib, first, sizeof(rp->calib));
-		memset(rp->reported, 0, sizeof(rp->reported));
+		/* ams' joystick was switched on with the machine at rest. */
+		if (rp->sensor->input_s8_less_rest)
+			memcpy(rp->calib, first, sizeof(rp->calib));
+		for (int i = 0; i < 3; i++)
+			rp->reported[i] = input_value(rp, first, i);
+		rp->last_poll = -1;
 		snprintf(path, sizeof(path), "%s/event5.ioctl", root);
 		r = evdev_tree_write(path, &(struct evdev_tree){
-			.name = rp->sensor->input_name, .bustype = BUS_I2C, .btn_touch = true,
-			.min = -50, .max = 50, .fuzz = 3,
+			.name = rp->sensor->input_name, .phys = rp->sensor->input_phys,
+			.bustype = rp->sensor->input_bus, .btn_touch = rp->sensor->input_btn_touch,
+			.min = rp->sensor->input_min, .max = rp->sensor->input_max,
+			.fuzz = rp->sensor->input_fuzz, .axes = rp->sensor->axes,
+			.value = { rp->reported[0], rp->reported[1], rp->reported[2] },
 		});
 		if (r < 0) {
 			fail("%s: %s", path, strerror(-r));
@@ -278,7 +350,7 @@ out:
 	return r;
 }
 
-/* What ams-input.c's poll would send for sample @v. */
+/* What the input driver's poll would send for sample @v. */
 static int send_input(struct replay *rp, const int v[3])
 {
 	static const unsigned short codes[3] = { ABS_X, ABS_Y, ABS_Z };
@@ -290,8 +362,8 @@ static int send_input(struct replay *rp, const int v[3])
 		return -ENODEV;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	memset(ev, 0, sizeof(ev));
-	for (int i = 0; i < 3; i++) {
-		int value = defuzz(wrap_s8(v[i] - rp->calib[i]), rp->reported[i], 3);
+	for (int i = 0; i < rp->sensor->axes; i++) {
+		int value = defuzz(input_value(rp, v, i), rp->reported[i], rp->sensor->input_fuzz);
 
 		if (value == rp->reported[i])
 			continue;
@@ -337,7 +409,18 @@ static int play_sample(struct replay *rp, size_t i)
 	close(fd);
 	if (rename(tmp, rp->attribute_path) < 0)
 		return -errno;
-	return rp->args->input ? send_input(rp, rp->trace.v[i]) : 0;
+	if (!rp->args->input)
+		return 0;
+	/* A driver that polls slower than the trace sends the sample its
+	 * poll finds: the first of each of its periods. */
+	if (rp->sensor->input_period_ms) {
+		long poll = (long)(rp->trace.t[i] * 1000) / (long)rp->sensor->input_period_ms;
+
+		if (poll == rp->last_poll)
+			return 0;
+		rp->last_poll = poll;
+	}
+	return send_input(rp, rp->trace.v[i]);
 }
 
 static void print_line(struct replay *rp, uint64_t at)

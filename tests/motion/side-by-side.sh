@@ -5,7 +5,8 @@
 # played (motion-replay, at its rate, in a umockdev testbed) into
 # Debian's hdapsd in its dry-run mode and into hwsightd, at the same
 # sensitivity; ams traces once through sysfs and once through the input
-# device. Each program's park decisions are read from its log, stamped
+# device (and lis3lv02d and hdaps through theirs). Each program's park
+# decisions are read from its log, stamped
 # with the trace's time as they arrive:
 #  - hdapsd -t -v prints "DATE: parking" and "DATE: un-parking" (and one
 #    line per sample; its dates are whole seconds, so they are not used);
@@ -78,7 +79,7 @@ if [ $# -gt 0 ]; then traces=("$@"); else traces=("$TRACES"/*.trace); fi
 for trace in "${traces[@]}"; do
 	runs+=("$trace sysfs")
 	case $(sed -n 's/^# sensor: \([a-z0-9]*\).*/\1/p' "$trace") in
-	ams) runs+=("$trace input") ;;
+	ams | lis3lv02d | hdaps) runs+=("$trace input") ;;
 	esac
 done
 for run in "${runs[@]}"; do
@@ -172,6 +173,8 @@ for run in "${runs[@]}"; do
 		not_ok "$name: hdapsd reads by $want" "$(grep -a 'read_method\|WARNING' "$TMP/$name.hdapsd")"
 	read -r label _ duration h_parked h_delay h_parks h_held < <(decisions "$TMP/$name.hdapsd" "$HDAPSD_PARK" "$HDAPSD_UNPARK")
 	read -r _ _ _ w_parked w_delay w_parks w_held < <(decisions "$TMP/$name.hwsightd" "$HWSD_PARK" "$HWSD_UNPARK")
+	# What the sensor cannot see is shown, not judged (the traces' README).
+	grep -q '^# out-of-reach: ' "$trace" && label=out-of-reach
 	ms() { case $1 in -|before) echo "$1" ;; *) printf '%+d ms' "$1" ;; esac; }
 	mark=''
 	on_time "$trace" "$mode" || mark=' late'
@@ -180,7 +183,8 @@ for run in "${runs[@]}"; do
 	if [ -n "$mark" ]; then
 		echo "$name" >>"$TMP/late"
 	else
-		echo "$name $label $duration $h_parked $h_delay $h_parks $w_parked $w_delay $w_parks $h_held $w_held" >>"$TMP/rows"
+		echo "$name $label $duration $h_parked $h_delay $h_parks $w_parked $w_delay $w_parks $h_held $w_held" \
+			"$(sed -n 's/^# rate: //p' "$trace")" >>"$TMP/rows"
 	fi
 done
 
@@ -191,29 +195,48 @@ function median(a, n,    i, j, x) {
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
 	return n == 0 ? "-" : n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+# The delays compare responses: a program whose heads were parked
+# already half a second before the event ("before": hdapsd, parked by the
+# noise of a sensor whose counts it takes for those of hdaps) did not respond to
+# it, so that trace is counted apart, not put in the median. Both poll at
+# the rate of the sensor with their own phase, so a difference within one
+# sampling period is a tie.
 $2 == "must-park" {
 	must++; h += $4 == "yes"; w += $7 == "yes"
-	if ($5 == "before") $5 = -500
-	if ($8 == "before") $8 = -500
-	if ($4 == "yes" && $7 == "yes") {
-		both++; hd[both] = $5; wd[both] = $8; earlier += $8 <= $5
+	hb += $5 == "before"; wb += $8 == "before"
+	period = 1000 / $12
+	if ($4 == "yes" && $7 == "yes" && $5 != "before" && $8 != "before") {
+		both++; hd[both] = $5; wd[both] = $8
+		earlier += $8 < $5 - period / 2; tie += $8 >= $5 - period / 2 && $8 <= $5 + period / 2
+		diff[both] = $8 - $5
 	}
-	# A free fall: hwsightd first, or alone.
+	# A free fall (0.391 s from 0.75 m): parked before the floor, and who first.
 	if ($1 ~ /slide-off|drop-flat/) {
 		falls++
-		fall_first += $7 == "yes" && ($4 != "yes" || $8 < $5)
+		hf += $4 == "yes" && ($5 == "before" || $5 < 391)
+		wf += $7 == "yes" && ($8 == "before" || $8 < 391)
+		if ($7 == "yes" && $8 != "before" && ($4 != "yes" || ($5 != "before" && $8 < $5 - period / 2)))
+			fall_first++
 	}
 }
 $2 == "must-not-park" { quiet += $3; hq += $6; wq += $9; hh += $10; wh += $11 }
+$2 == "out-of-reach" { blind++ }
 END {
 	printf "\nmust-park traces parked:    hdapsd %d/%d, hwsightd %d/%d\n", h, must, w, must
-	printf "median delay, the %d both parked: hdapsd %s ms, hwsightd %s ms (before: -500)\n", both, median(hd, both), median(wd, both)
-	printf "hwsightd no later:          %d of those %d\n", earlier, both
-	printf "free falls, hwsightd first: %d of %d (or alone)\n", fall_first, falls
-	printf "false parks, must-not-park traces (%.1f min): hdapsd %d (%.0f/h), hwsightd %d (%.0f/h)\n",
-		quiet / 60, hq, hq * 3600 / quiet, wq, wq * 3600 / quiet
+	printf "parked already before the event (not a response): hdapsd %d, hwsightd %d\n", hb, wb
+	printf "median delay, the %d both responded to: hdapsd %s ms, hwsightd %s ms; median difference %s ms\n",
+		both, median(hd, both), median(wd, both), median(diff, both)
+	printf "hwsightd earlier by more than half a sample: %d, within it (a tie): %d, later: %d\n",
+		earlier, tie, both - earlier - tie
+	printf "free falls parked before the floor: hdapsd %d/%d, hwsightd %d/%d; hwsightd first (or alone): %d\n",
+		hf, falls, wf, falls, fall_first
+	if (quiet)
+		printf "false parks, must-not-park traces (%.1f min): hdapsd %d (%.0f/h), hwsightd %d (%.0f/h)\n",
+			quiet / 60, hq, hq * 3600 / quiet, wq, wq * 3600 / quiet
 	printf "parked on must-not-park traces: hdapsd %.0f s, hwsightd %.0f s of %.0f s\n", hh, wh, quiet
-	print h, must, w, hq, wq > "/dev/stderr"
+	if (blind)
+		printf "out of the sensor\x27s reach, not judged: %d (a vertical motion, a sensor without z)\n", blind
+	print h + 0, must + 0, w + 0, hq + 0, wq + 0 > "/dev/stderr"
 }' "$TMP/rows" 2>"$TMP/totals"
 read -r h_parked must w_parked h_false w_false <"$TMP/totals"
 # CPU per hour of each, over every replay (both pay umockdev's preload).

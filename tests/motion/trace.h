@@ -20,8 +20,9 @@ struct trace {
 	char *key[MAX_HEADER], *value[MAX_HEADER];
 	size_t n_header;
 	double *t;
-	int (*v)[3];
+	int (*v)[3];          /* z 0 for a two-axis sensor */
 	size_t n, size;
+	int axes;             /* 3, or 2 when the header says "axes: x y" (hdaps) */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -98,9 +99,17 @@ static inline int trace_load(const char *path, struct trace *tr, char *why, size
 		}
 		if (buf[0] == 0)
 			continue;
-		if (sscanf(buf, "%lf %d %d %d %n", &t, &v[0], &v[1], &v[2], &end) != 4 || buf[end] ||
-		    (tr->n && t <= tr->t[tr->n - 1]) || t < 0) {
-			trace_why(why, size, "%s:%u: not \"T X Y Z\" with T rising: '%s'", path, lineno, buf);
+		if (tr->n == 0) {
+			const char *axes = trace_header(tr, "axes");
+
+			tr->axes = axes && !strcmp(axes, "x y") ? 2 : 3;
+		}
+		v[2] = 0;
+		if ((tr->axes == 3 ? sscanf(buf, "%lf %d %d %d %n", &t, &v[0], &v[1], &v[2], &end) != 4 :
+				     sscanf(buf, "%lf %d %d %n", &t, &v[0], &v[1], &end) != 3) ||
+		    buf[end] || (tr->n && t <= tr->t[tr->n - 1]) || t < 0) {
+			trace_why(why, size, "%s:%u: not \"T %s\" with T rising: '%s'", path, lineno,
+				  tr->axes == 3 ? "X Y Z" : "X Y", buf);
 			r = -1;
 			break;
 		}

@@ -24,6 +24,7 @@ struct evdev_tree {
 	bool btn_touch;
 	int min, max, fuzz; /* of each axis */
 	int value[3];       /* the state at open */
+	int axes;           /* ABS_X, Y and Z (0 means 3), or X and Y only (2) */
 };
 
 static inline void evdev_tree_hex(FILE *f, const void *data, size_t n)
@@ -38,7 +39,7 @@ static inline int evdev_tree_write(const char *path, const struct evdev_tree *t)
 {
 	unsigned char name[1024] = { 0 }, phys[1024] = { 0 }, keys[96] = { 0 }, zero[96] = { 0 };
 	const unsigned char ev_bits[8] = { 1u << EV_SYN | (t->btn_touch ? 1u << EV_KEY : 0) | 1u << EV_ABS };
-	const unsigned char abs_bits[8] = { 1u << ABS_X | 1u << ABS_Y | 1u << ABS_Z };
+	const unsigned char abs_bits[8] = { 1u << ABS_X | 1u << ABS_Y | (t->axes == 2 ? 0 : 1u << ABS_Z) };
 	const struct input_id id = { .bustype = t->bustype };
 	const int version = EV_VERSION;
 	FILE *f = fopen(path, "we");
@@ -72,7 +73,7 @@ static inline int evdev_tree_write(const char *path, const struct evdev_tree *t)
 	fprintf(f, "EVIOCGKEY(0) 96 "), evdev_tree_hex(f, zero, 96);
 	fprintf(f, "EVIOCGLED(0) 8 "), evdev_tree_hex(f, zero, 8);
 	fprintf(f, "EVIOCGSW(0) 8 "), evdev_tree_hex(f, zero, 8);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < (t->axes == 2 ? 2 : 3); i++) {
 		const struct input_absinfo a = {
 			.value = t->value[i], .minimum = t->min, .maximum = t->max, .fuzz = t->fuzz,
 		};

@@ -81,6 +81,16 @@ static struct hws_motion *open_motion(unsigned interval_ms, unsigned flags)
 	return m;
 }
 
+/* What hws_motion_get_info() says of the driver found. */
+static void expect_info(const struct hws_motion *m, enum hws_motion_driver driver, const char *name,
+			const char *format, struct hws_motion_info *info)
+{
+	ASSERT_EQ(hws_motion_get_info(m, info), 0);
+	ASSERT_EQ(info->driver, driver);
+	ASSERT_STR_EQ(info->driver_name, name);
+	ASSERT_STR_EQ(info->format, format);
+}
+
 static void set_ams(UMockdevTestbed *tb, int x, int y, int z)
 {
 	char buf[64];
@@ -123,12 +133,9 @@ TEST(ams_sysfs)
 
 	add_ams(tb);
 	m = open_motion(0, 0);
-	ASSERT_EQ(hws_motion_get_info(m, &info), 0);
-	ASSERT_EQ(info.driver, HWS_MOTION_AMS);
-	ASSERT_STR_EQ(info.driver_name, "ams");
+	expect_info(m, HWS_MOTION_AMS, "ams", "X Y Z", &info);
 	ASSERT_STR_EQ(info.device_path, AMS);
 	ASSERT_STR_EQ(info.position_path, AMS "/current");
-	ASSERT_STR_EQ(info.format, "X Y Z");
 	ASSERT_NULL(info.calibrate_path);
 	ASSERT_NULL(info.input_node);       /* the joystick is off ... */
 	ASSERT_NOT_NULL(strstr(last_log, "joystick is off")); /* ... and -v says so */
@@ -165,12 +172,10 @@ TEST(applesmc_sysfs)
 	 * (-x, y), as applesmc_calibrate() keeps it. */
 	add_applesmc(tb, "(-5,3,251)\\n", "(5,3)\\n");
 	m = open_motion(0, 0);
-	ASSERT_EQ(hws_motion_get_info(m, &info), 0);
-	ASSERT_EQ(info.driver, HWS_MOTION_APPLESMC);
+	expect_info(m, HWS_MOTION_APPLESMC, "applesmc", "(X,Y,Z)", &info);
 	ASSERT_STR_EQ(info.device_path, SMC);
 	ASSERT_STR_EQ(info.position_path, SMC "/position");
 	ASSERT_STR_EQ(info.calibrate_path, SMC "/calibrate");
-	ASSERT_STR_EQ(info.format, "(X,Y,Z)");
 	ASSERT_NULL(info.input_node);
 
 	ASSERT_EQ(hws_motion_read(m, &s), 0);
@@ -224,12 +229,9 @@ static void check_lis3lv02d(const char *dir)
 		 dir);
 	add(tb, desc);
 	m = open_motion(0, 0);
-	ASSERT_EQ(hws_motion_get_info(m, &info), 0);
-	ASSERT_EQ(info.driver, HWS_MOTION_LIS3LV02D);
-	ASSERT_STR_EQ(info.driver_name, "lis3lv02d");
+	expect_info(m, HWS_MOTION_LIS3LV02D, "lis3lv02d", "(X,Y,Z)", &info);
 	snprintf(path, sizeof(path), "/sys%s", dir);
 	ASSERT_STR_EQ(info.device_path, path);
-	ASSERT_STR_EQ(info.format, "(X,Y,Z)");
 	ASSERT_NULL(info.calibrate_path);
 	ASSERT_NULL(info.input_node);
 	ASSERT_EQ(info.interval_ms, 20);
@@ -538,30 +540,45 @@ TEST(bad_options)
  * took its calibration when the joystick was switched on, at (3, -2, 50),
  * so the input device's state is (-1, 1, -1) (x and y negated if invert).
  */
+/* An input device below the sensor's sysfs directory @dev ("/devices/..."),
+ * its ioctls answered from @tree. */
+static void add_input(UMockdevTestbed *tb, const char *dev, const struct evdev_tree *tree)
+{
+	char desc[1024], path[4096];
+	GError *error = NULL;
+	gchar *root;
+
+	snprintf(desc, sizeof(desc),
+		 "P: %s/input/input5\n"
+		 "E: SUBSYSTEM=input\n"
+		 "E: NAME=\"%s\"\n"
+		 "A: name=%s\\n\n"
+		 "\n"
+		 "P: %s/input/input5/event5\n"
+		 "N: input/event5\n"
+		 "E: DEVNAME=/dev/input/event5\n"
+		 "E: MAJOR=13\n"
+		 "E: MINOR=69\n"
+		 "E: SUBSYSTEM=input\n"
+		 "A: dev=13:69\\n\n",
+		 dev, tree->name, tree->name, dev);
+	add(tb, desc);
+	root = umockdev_testbed_get_root_dir(tb);
+	snprintf(path, sizeof(path), "%s/event5.ioctl", root);
+	g_free(root);
+	ASSERT_EQ(evdev_tree_write(path, tree), 0);
+	if (!umockdev_testbed_load_ioctl(tb, EVENT_NODE, path, &error))
+		FAIL("load_ioctl: %s", error->message);
+}
+
 static void add_ams_input(UMockdevTestbed *tb, bool invert)
 {
 	const int calib[3] = { 3, -2, 50 }, raw[3] = { 2, -1, 49 };
 	int value[3];
 	char path[4096];
-	GError *error = NULL;
-	gchar *root;
 
 	add_ams(tb);
 	umockdev_testbed_set_attribute(tb, AMS, "joystick", "1\n");
-	add(tb, "P: /devices/platform/ams/input/input5\n"
-		"E: SUBSYSTEM=input\n"
-		"E: NAME=\"Apple Motion Sensor\"\n"
-		"E: ABS=7\n"
-		"E: KEY=400 0 0 0 0 0\n"
-		"A: name=Apple Motion Sensor\\n\n"
-		"\n"
-		"P: /devices/platform/ams/input/input5/event5\n"
-		"N: input/event5\n"
-		"E: DEVNAME=/dev/input/event5\n"
-		"E: MAJOR=13\n"
-		"E: MINOR=69\n"
-		"E: SUBSYSTEM=input\n"
-		"A: dev=13:69\\n\n");
 	if (invert) {
 		/* module_param(invert, bool, ...) reads "Y". */
 		gchar *sys = umockdev_testbed_get_sys_dir(tb);
@@ -578,17 +595,12 @@ static void add_ams_input(UMockdevTestbed *tb, bool invert)
 		if (invert && i < 2)
 			value[i] = -value[i];
 	}
-	root = umockdev_testbed_get_root_dir(tb);
-	snprintf(path, sizeof(path), "%s/event5.ioctl", root);
-	g_free(root);
 	/* ams-input.c: ABS_X/Y/Z in -50..50, fuzz 3, and BTN_TOUCH. */
-	ASSERT_EQ(evdev_tree_write(path, &(struct evdev_tree){
+	add_input(tb, "/devices/platform/ams", &(struct evdev_tree){
 		.name = "Apple Motion Sensor", .bustype = BUS_I2C, .btn_touch = true,
 		.min = -50, .max = 50, .fuzz = 3,
 		.value = { value[0], value[1], value[2] },
-	}), 0);
-	if (!umockdev_testbed_load_ioctl(tb, EVENT_NODE, path, &error))
-		FAIL("load_ioctl: %s", error->message);
+	});
 }
 
 static uint64_t realtime_usec(void)
@@ -599,24 +611,30 @@ static uint64_t realtime_usec(void)
 	return (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec;
 }
 
-/* One poll of ams_idev_poll(): the three axes and a SYN_REPORT, as the
- * input core passes them on (values already relative to calibration). */
-static void send_frame(UMockdevTestbed *tb, uint64_t when, int x, int y, int z)
+/* One poll of the driver: @n axes and a SYN_REPORT, as the input core
+ * passes them on. */
+static void send_axes(UMockdevTestbed *tb, uint64_t when, const int v[3], int n)
 {
 	struct input_event ev[4];
-	const int code[3] = { ABS_X, ABS_Y, ABS_Z }, v[3] = { x, y, z };
+	const int code[3] = { ABS_X, ABS_Y, ABS_Z };
 	int fd = umockdev_testbed_get_dev_fd(tb, EVENT_NODE);
 
 	ASSERT_GE(fd, 0);
 	memset(ev, 0, sizeof(ev));
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i <= n; i++) {
 		ev[i].input_event_sec = (time_t)(when / 1000000);
 		ev[i].input_event_usec = (suseconds_t)(when % 1000000);
-		ev[i].type = i < 3 ? EV_ABS : EV_SYN;
-		ev[i].code = i < 3 ? (unsigned short)code[i] : SYN_REPORT;
-		ev[i].value = i < 3 ? v[i] : 0;
+		ev[i].type = i < n ? EV_ABS : EV_SYN;
+		ev[i].code = i < n ? (unsigned short)code[i] : SYN_REPORT;
+		ev[i].value = i < n ? v[i] : 0;
 	}
-	ASSERT_EQ(write(fd, ev, sizeof(ev)), (ssize_t)sizeof(ev));
+	ASSERT_EQ(write(fd, ev, (size_t)(n + 1) * sizeof(ev[0])), (ssize_t)((size_t)(n + 1) * sizeof(ev[0])));
+}
+
+/* ams_idev_poll(): values already relative to calibration. */
+static void send_frame(UMockdevTestbed *tb, uint64_t when, int x, int y, int z)
+{
+	send_axes(tb, when, (const int[3]){ x, y, z }, 3);
 }
 
 TEST(ams_input_device)
@@ -765,6 +783,147 @@ TEST(ams_input_vanishes)
 	umockdev_testbed_remove_device(tb, AMS "/input/input5");
 	umockdev_testbed_remove_device(tb, AMS);
 	ASSERT_EQ(hws_motion_wait(m, &s), -ENODEV);
+	hws_motion_close(m);
+	g_object_unref(tb);
+}
+
+/* ---- hdaps and lis3lv02d ---------------------------------------------- */
+
+#define HDAPS "/sys/devices/platform/hdaps"
+
+/*
+ * drivers/platform/x86/hdaps.c: "position" and "calibrate" print
+ * "(%d,%d)\n", the embedded controller's counts; there is no z.
+ */
+static void add_hdaps(UMockdevTestbed *tb)
+{
+	add(tb, "P: /devices/platform/hdaps\n"
+		"E: DRIVER=hdaps\n"
+		"E: SUBSYSTEM=platform\n"
+		"A: position=(503,485)\\n\n"
+		"A: calibrate=(500,480)\\n\n"
+		"A: invert=0\\n\n");
+}
+
+TEST(hdaps_sysfs)
+{
+	UMockdevTestbed *tb = testbed();
+	struct hws_motion_detector *d = NULL;
+	struct hws_motion_sample s;
+	struct hws_motion_info info;
+	struct hws_motion *m;
+
+	add_hdaps(tb);
+	m = open_motion(0, 0);
+	expect_info(m, HWS_MOTION_HDAPS, "hdaps", "(X,Y)", &info);
+	ASSERT_STR_EQ(info.calibrate_path, HDAPS "/calibrate");
+	ASSERT_NULL(info.input_node);
+	ASSERT_EQ(info.axes, 2);
+
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.raw[0], 503);
+	ASSERT_EQ(s.raw[1], 485);
+	ASSERT_EQ(s.raw[2], 0);
+	ASSERT_EQ(s.mg[2], 0);
+	/* The driver's rest position, as it is (not negated as applesmc's). */
+	ASSERT_EQ(hws_motion_load_driver_calibration(m), 0);
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.mg[0], 56);              /* 3 counts of about 54 a g */
+	ASSERT_EQ(s.mg[1], 93);
+	ASSERT_EQ(s.mg[2], 0);
+
+	/* A knock is sudden motion; lying still with no z is no fall. */
+	ASSERT_EQ(hws_motion_detector_new(&(struct hws_motion_detector_params){ .axes = info.axes }, &d), 0);
+	for (uint64_t t = 1000000; t < 2000000; t += 20000) {
+		s.time_usec = t;
+		ASSERT_EQ(hws_motion_detector_feed(d, &s), 0);
+	}
+	umockdev_testbed_set_attribute(tb, HDAPS, "position", "(530,470)\n");
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	s.time_usec = 2000000;
+	ASSERT_EQ(hws_motion_detector_feed(d, &s), HWS_MOTION_EVENT_SUDDEN_MOTION);
+	hws_motion_detector_free(d);
+
+	/* Not the driver's format. */
+	umockdev_testbed_set_attribute(tb, HDAPS, "position", "(503,485,1)\n");
+	ASSERT_EQ(hws_motion_read(m, &s), -EBADMSG);
+	umockdev_testbed_set_attribute(tb, HDAPS, "position", "(70000,0)\n");
+	ASSERT_EQ(hws_motion_read(m, &s), -ERANGE);
+	hws_motion_close(m);
+	g_object_unref(tb);
+}
+
+/* The kernel's hdaps input device: "hdaps", ABS_X and ABS_Y only, the
+ * counts less the rest position it took at load (hdaps_mousedev_poll()). */
+TEST(hdaps_input_device)
+{
+	UMockdevTestbed *tb = testbed();
+	struct hws_motion_sample s;
+	struct hws_motion_info info;
+	struct hws_motion *m;
+
+	add_hdaps(tb);
+	add_input(tb, "/devices/platform/hdaps", &(struct evdev_tree){
+		.name = "hdaps", .bustype = BUS_ISA, .min = -256, .max = 256, .fuzz = 4,
+		.value = { 3, 5, 0 }, .axes = 2,
+	});
+	m = open_motion(50, 0);
+	ASSERT_EQ(hws_motion_get_info(m, &info), 0);
+	if (!info.input_node)
+		FAIL("input device not used: %s", last_log);
+	ASSERT_EQ(info.axes, 2);
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.raw[0], 503);
+	ASSERT_EQ(s.raw[1], 485);
+	ASSERT_EQ(s.raw[2], 0);
+	send_axes(tb, realtime_usec() - 100000, (const int[3]){ -40, 22, 0 }, 2);
+	ASSERT_EQ(hws_motion_wait(m, &s), 0);
+	ASSERT_EQ(s.raw[0], 460);
+	ASSERT_EQ(s.raw[1], 502);
+	ASSERT_EQ(s.raw[2], 0);
+	hws_motion_close(m);
+	g_object_unref(tb);
+}
+
+/* lis3lv02d.c's joystick reports what "position" prints, in mg: nothing
+ * is learnt from the two at open, even when they differ (the machine
+ * moved between the two reads). */
+TEST(lis3lv02d_input_device)
+{
+	UMockdevTestbed *tb = testbed();
+	struct hws_motion_sample s;
+	struct hws_motion_info info;
+	struct hws_motion *m;
+
+	add(tb, "P: /devices/platform/lis3lv02d\n"
+		"E: DRIVER=lis3lv02d\n"
+		"E: SUBSYSTEM=platform\n"
+		"A: position=(-12,31,1004)\\n\n");
+	add_input(tb, "/devices/platform/lis3lv02d", &(struct evdev_tree){
+		.name = "ST LIS3LV02DL Accelerometer", .bustype = BUS_HOST,
+		.min = -2048, .max = 2048, .fuzz = 3, .value = { -10, 30, 1000 },
+	});
+	m = open_motion(50, 0);
+	ASSERT_EQ(hws_motion_get_info(m, &info), 0);
+	if (!info.input_node)
+		FAIL("input device not used: %s", last_log);
+	ASSERT_EQ(info.axes, 3);
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.mg[0], -10);
+	ASSERT_EQ(s.mg[1], 30);
+	ASSERT_EQ(s.mg[2], 1000);
+	send_frame(tb, realtime_usec() - 100000, 20, -990, 35);
+	ASSERT_EQ(hws_motion_wait(m, &s), 0);
+	ASSERT_EQ(s.mg[1], -990);
+	ASSERT_EQ(hws_motion_orientation(HWS_MOTION_FACE_UP, &s), HWS_MOTION_BOTTOM_UP);
+	hws_motion_close(m);
+
+	/* --poll reads "position". */
+	m = open_motion(0, HWS_MOTION_POLL_SYSFS);
+	ASSERT_EQ(hws_motion_get_info(m, &info), 0);
+	ASSERT_NULL(info.input_node);
+	ASSERT_EQ(hws_motion_read(m, &s), 0);
+	ASSERT_EQ(s.mg[0], -12);
 	hws_motion_close(m);
 	g_object_unref(tb);
 }

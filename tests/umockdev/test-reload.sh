@@ -93,7 +93,7 @@ expect_eq "three reloads refused, each in one line" 3 "$(grep -c 'reload refused
 expect_eq "nothing was stopped for the first two (RELOADING=1 only from the third)" 3 \
 	"$(grep -c '^RELOADING=1' <<<"$notify")"
 expect_line "a motion sensor gone: the reload goes through without disk protection" \
-	'^<5>no motion sensor \(ams, applesmc, lis3lv02d\): disk protection is off$' "$log"
+	'^<5>no motion sensor \(ams, applesmc, lis3lv02d, hdaps\): disk protection is off$' "$log"
 expect_line "... and polling went on" '^polls after: [2-9]' "$(step 4)"
 expect_eq "... said once by each reload that wants it (this one and the next)" 2 \
 	"$(grep -c 'no motion sensor' <<<"$log")"

@@ -226,6 +226,22 @@ TEST(parse_applesmc_calibrate)
 	ASSERT_EQ(hws_motion_parse(HWS_MOTION_FORMAT_APPLESMC_CALIBRATE, "", v), -ENODATA);
 }
 
+/* hdaps.c prints "(%d,%d)\n" of a 16-bit port read, negated by "invert". */
+TEST(parse_hdaps_position)
+{
+	int v[3] = { 1, 2, 3 };
+
+	ASSERT_EQ(hws_motion_parse(HWS_MOTION_FORMAT_HDAPS_POSITION, "(503,485)\n", v), 2);
+	ASSERT_EQ(v[0], 503);
+	ASSERT_EQ(v[1], 485);
+	ASSERT_EQ(v[2], 3);
+	ASSERT_EQ(hws_motion_parse(HWS_MOTION_FORMAT_HDAPS_POSITION, "(-65535,65535)", v), 2);
+	ASSERT_EQ(v[0], -65535);
+	ASSERT_EQ(hws_motion_parse(HWS_MOTION_FORMAT_HDAPS_POSITION, "(65536,0)", v), -ERANGE);
+	ASSERT_EQ(hws_motion_parse(HWS_MOTION_FORMAT_HDAPS_POSITION, "(503,485,0)", v), -EBADMSG);
+	ASSERT_EQ(hws_motion_parse(HWS_MOTION_FORMAT_HDAPS_POSITION, "503 485", v), -EBADMSG);
+}
+
 TEST(parse_bad_arguments)
 {
 	int v[3];
@@ -441,6 +457,35 @@ TEST(detector_drop)
 	hws_motion_detector_free(d);
 }
 
+/* Without z (hdaps), a machine lying flat reads x and y near 0: that is
+ * no fall, however long it lasts; a knock is still sudden motion. */
+TEST(detector_two_axes_no_free_fall)
+{
+	struct hws_motion_detector_params p = { .axes = 2 };
+	struct hws_motion_detector *d = NULL;
+	struct tally t = { 0 };
+	uint64_t now = 1000000;
+
+	ASSERT_EQ(hws_motion_detector_new(&p, &d), 0);
+	for (int k = 0; k < 200; k++, now += 20000)
+		feed(d, &t, mk(now, (k & 1) ? 18 : 0, 0, 0));
+	ASSERT_EQ(N_FALL(&t), 0);
+	ASSERT_EQ(N_SUDDEN(&t), 0);
+	feed(d, &t, mk(now, 600, -300, 0));
+	ASSERT_EQ(N_SUDDEN(&t), 1);
+	ASSERT_EQ(N_FALL(&t), 0);
+	hws_motion_detector_free(d);
+
+	/* The same samples with three axes are a fall. */
+	t = (struct tally){ 0 };
+	ASSERT_EQ(hws_motion_detector_new(NULL, &d), 0);
+	now = 1000000;
+	for (int k = 0; k < 20; k++, now += 20000)
+		feed(d, &t, mk(now, 0, 0, 0));
+	ASSERT_EQ(N_FALL(&t), 1);
+	hws_motion_detector_free(d);
+}
+
 TEST(detector_short_dip_is_not_a_fall)
 {
 	struct hws_motion_detector *d = detector(false);
@@ -611,6 +656,10 @@ TEST(detector_bad_arguments)
 	ASSERT_EQ(hws_motion_detector_new(&p, &d), -EINVAL);
 	ASSERT_NULL(d);
 	p = (struct hws_motion_detector_params){ .freefall_ms = 70000 };
+	ASSERT_EQ(hws_motion_detector_new(&p, &d), -EINVAL);
+	p = (struct hws_motion_detector_params){ .axes = 1 };
+	ASSERT_EQ(hws_motion_detector_new(&p, &d), -EINVAL);
+	p = (struct hws_motion_detector_params){ .axes = 4 };
 	ASSERT_EQ(hws_motion_detector_new(&p, &d), -EINVAL);
 	ASSERT_EQ(hws_motion_detector_new(NULL, NULL), -EINVAL);
 	ASSERT_EQ(hws_motion_detector_feed(NULL, &s), -EINVAL);

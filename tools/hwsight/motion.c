@@ -190,16 +190,22 @@ static int calibrate(struct hws_motion *m, const struct hws_motion_info *info)
 	return r;
 }
 
+/* A sensor without z (hdaps) prints "-" for it, and null in JSON. */
 static void print_sample(const struct motion_args *a, const struct hws_motion_sample *s,
-			 double t, int orientation)
+			 double t, int orientation, unsigned axes)
 {
 	const char *name = hws_motion_orientation_name((enum hws_motion_orientation)orientation);
+	char raw_z[16] = "null", mg_z[16] = "null";
 
+	if (axes > 2) {
+		snprintf(raw_z, sizeof(raw_z), "%d", s->raw[2]);
+		snprintf(mg_z, sizeof(mg_z), "%d", s->mg[2]);
+	}
 	if (a->json)
-		printf("{\"time\":%.3f,\"raw\":[%d,%d,%d],\"mg\":[%d,%d,%d],\"orientation\":\"%s\"}\n",
-		       t, s->raw[0], s->raw[1], s->raw[2], s->mg[0], s->mg[1], s->mg[2], name);
+		printf("{\"time\":%.3f,\"raw\":[%d,%d,%s],\"mg\":[%d,%d,%s],\"orientation\":\"%s\"}\n",
+		       t, s->raw[0], s->raw[1], raw_z, s->mg[0], s->mg[1], mg_z, name);
 	else
-		printf("x=%5d y=%5d z=%5d mg  %s\n", s->mg[0], s->mg[1], s->mg[2], name);
+		printf("x=%5d y=%5d z=%5s mg  %s\n", s->mg[0], s->mg[1], axes > 2 ? mg_z : "-", name);
 }
 
 static void print_events(const struct motion_args *a, unsigned events, double t)
@@ -216,11 +222,13 @@ static void print_events(const struct motion_args *a, unsigned events, double t)
 
 static int run(const struct motion_args *a, struct hws_motion *m, const struct hws_motion_info *info)
 {
+	struct hws_motion_detector_params params = a->params;
 	struct hws_motion_detector *d = NULL;
 	int orientation = HWS_MOTION_UNDEFINED, r;
 	uint64_t t0 = 0;
 
-	r = hws_motion_detector_new(&a->params, &d);
+	params.axes = info->axes;
+	r = hws_motion_detector_new(&params, &d);
 	if (r < 0) {
 		fprintf(stderr, PREFIX "cannot set up the detector: %s\n", strerror(-r));
 		return 1;
@@ -249,7 +257,7 @@ static int run(const struct motion_args *a, struct hws_motion *m, const struct h
 		}
 		t = (double)(s.time_usec - t0) / 1e6;
 		orientation = hws_motion_orientation((enum hws_motion_orientation)orientation, &s);
-		print_sample(a, &s, t, orientation);
+		print_sample(a, &s, t, orientation, info->axes);
 		r = hws_motion_detector_feed(d, &s);
 		if (r > 0)
 			print_events(a, (unsigned)r, t);

@@ -4,8 +4,9 @@
 
 /*
  * Laptop accelerometers: the Apple Motion Sensor of PowerPC PowerBooks and
- * iBooks (the "ams" driver) and of Intel Macs (the SMC, "applesmc"), and
- * the ST LIS3LV02DL family of HP laptops ("lis3lv02d").
+ * iBooks (the "ams" driver) and of Intel Macs (the SMC, "applesmc"), the
+ * ST LIS3LV02DL family of HP laptops ("lis3lv02d") and the two-axis
+ * sensor of IBM and Lenovo ThinkPads ("hdaps").
  *
  * A struct hws_motion context finds the sensor without udev and reads it:
  *  - ams: "/sys/devices/.../ams/current" holds "X Y Z" (signed 8-bit);
@@ -17,7 +18,16 @@
  *    that the driver took when it loaded. Its input device has no Z axis,
  *    so applesmc is always polled;
  *  - lis3lv02d, HP's "3D DriveGuard" (hp_accel): ".../lis3lv02d/position"
- *    holds "(X,Y,Z)" already in mg; it is polled.
+ *    holds "(X,Y,Z)" already in mg; its input device "ST LIS3LV02DL
+ *    Accelerometer" reports the same values (the driver polls it at
+ *    20 Hz) and is used when it exists;
+ *  - hdaps: "/sys/devices/platform/hdaps/position" holds "(X,Y)", the
+ *    embedded controller's raw counts (about 500 at rest), and
+ *    "calibrate" the rest position the driver took. There is no z axis:
+ *    samples read z 0 and struct hws_motion_info says axes 2. Its input
+ *    device, "hdaps" (mainline: the counts less the rest position, 20 Hz)
+ *    or tp_smapi's "ThinkPad HDAPS accelerometer data" (the counts as
+ *    they are), is used when it exists.
  * Samples come out calibrated in milli-g (struct hws_motion_calibration).
  *
  * The rest is pure logic that works on any sample: the orientation of the
@@ -47,6 +57,7 @@ enum hws_motion_driver {
 	HWS_MOTION_AMS,
 	HWS_MOTION_APPLESMC,
 	HWS_MOTION_LIS3LV02D,
+	HWS_MOTION_HDAPS,
 };
 
 /* The text formats of the drivers' attributes, for hws_motion_parse(). */
@@ -54,6 +65,7 @@ enum hws_motion_format {
 	HWS_MOTION_FORMAT_AMS_CURRENT,         /* "X Y Z\n", each -128..127 */
 	HWS_MOTION_FORMAT_APPLESMC_POSITION,   /* "(X,Y,Z)\n", each -32768..32767 */
 	HWS_MOTION_FORMAT_APPLESMC_CALIBRATE,  /* "(X,Y)\n", each -32768..32767 */
+	HWS_MOTION_FORMAT_HDAPS_POSITION,      /* "(X,Y)\n", each -65535..65535 */
 };
 
 /* Which edge of the machine points up; the names are iio-sensor-proxy's. */
@@ -93,7 +105,7 @@ struct hws_motion_sample {
 
 /* hws_motion_options.flags */
 enum {
-	/* Poll sysfs even if the ams input device exists (hdapsd's -y). */
+	/* Poll sysfs even if the sensor's input device exists (hdapsd's -y). */
 	HWS_MOTION_POLL_SYSFS = 1u << 0,
 };
 
@@ -115,13 +127,14 @@ struct hws_motion_options {
 
 struct hws_motion_info {
 	enum hws_motion_driver driver;
-	const char *driver_name;     /* "ams", "applesmc", "lis3lv02d" */
+	const char *driver_name;     /* "ams", "applesmc", "lis3lv02d", "hdaps" */
 	const char *device_path;     /* the sysfs directory of the device */
 	const char *position_path;   /* ".../current" or ".../position" */
-	const char *calibrate_path;  /* applesmc's ".../calibrate", NULL for ams */
+	const char *calibrate_path;  /* ".../calibrate" of applesmc and hdaps, else NULL */
 	const char *format;          /* what position_path holds: "X Y Z" ... */
 	const char *input_node;      /* "/dev/input/event7", NULL when polling */
 	unsigned interval_ms;
+	unsigned axes;               /* 3, or 2 (x and y; z reads 0): hdaps */
 };
 
 struct hws_motion;
@@ -132,11 +145,11 @@ struct hws_motion;
  * @ret_motion: the new context
  *
  * Looks for a device named "ams" with a "current" attribute, then one
- * named "applesmc.*" with a "position" attribute, then "lis3lv02d" with
- * a "position" attribute, in sysfs' platform, faux and top-level device
- * directories. For ams it then looks for the "Apple
- * Motion Sensor" input device, unless the driver's "joystick" attribute
- * says there is none: below the ams device in sysfs, else by name among
+ * named "applesmc.*", "lis3lv02d" or "hdaps" with a "position" attribute,
+ * in sysfs' platform, faux and top-level device directories. Except for
+ * applesmc (whose input device has no z), it then looks for the driver's
+ * input device (for ams unless the driver's "joystick" attribute says
+ * there is none): below the device in sysfs, else by name among
  * /dev/input/event*. When there is none or it cannot be used (no
  * permission), the context polls sysfs, and the log hook says why.
  * The context starts with the nominal calibration: see
@@ -199,12 +212,13 @@ HWS_EXPORT int hws_motion_wait(struct hws_motion *m, struct hws_motion_sample *r
  * hws_motion_load_driver_calibration - take the driver's rest position
  * @m: context
  *
- * applesmc records the x and y it read when it loaded (presumably lying
- * flat) and offers them in "calibrate"; this makes them the offsets of x
- * and y, as the driver's own input device does. Writing "calibrate" (as
- * root) makes the driver take them again.
+ * applesmc and hdaps record the x and y they read when they loaded
+ * (presumably lying flat) and offer them in "calibrate"; this makes them
+ * the offsets of x and y, as the drivers' own input devices do. Writing
+ * "calibrate" (as root) makes the driver take them again.
  *
- * Return: 0, -EOPNOTSUPP if the driver keeps no calibration (ams), or the
+ * Return: 0, -EOPNOTSUPP if the driver keeps no calibration (ams,
+ * lis3lv02d), or the
  * errors of hws_motion_read() for the calibrate attribute. On failure the
  * calibration is unchanged.
  */
@@ -217,7 +231,9 @@ HWS_EXPORT int hws_motion_load_driver_calibration(struct hws_motion *m);
  * @ret_cal: the new calibration (may be NULL)
  *
  * The machine must lie still, flat and face up: x and y become the
- * offsets, and z (no offset) becomes counts_per_g.
+ * offsets, and z (no offset) becomes counts_per_g. A sensor without z
+ * (hdaps) keeps its nominal counts_per_g, and its flatness cannot be
+ * checked.
  *
  * Return: 0 and the calibration is in use, -EAGAIN if the machine moved
  * meanwhile, -EDOM if it is not lying face up, or the errors of
@@ -238,12 +254,14 @@ HWS_EXPORT int hws_motion_get_calibration(const struct hws_motion *m,
  * hws_motion_parse - parse the text of a driver's attribute
  * @format: which attribute it came from
  * @text: the text, with or without its newline
- * @ret_values: x, y and z (z untouched for calibrate), only on success
+ * @ret_values: x, y and z (z untouched for the two-value formats), only
+ *              on success
  *
  * Blanks around the numbers are accepted; anything else beyond the
  * driver's format is not.
  *
- * Return: the number of values (3, or 2 for calibrate), -ENODATA for
+ * Return: the number of values (3, or 2 for applesmc's calibrate and
+ * hdaps' position), -ENODATA for
  * empty text, -EBADMSG for text not in the format, -ERANGE for a number
  * the driver cannot print, -EINVAL for bad arguments.
  */
@@ -302,6 +320,10 @@ struct hws_motion_detector_params {
 	unsigned freefall_ms;
 	/* Motion is over after this long without movement; default 1000 ms. */
 	unsigned hold_ms;
+	/* The sensor's axes (struct hws_motion_info): 3, or 2 when it has
+	 * no z (hdaps), whose free fall cannot be told from lying flat and
+	 * is not reported. 0 means 3. */
+	unsigned axes;
 };
 
 struct hws_motion_detector_state {
@@ -319,7 +341,8 @@ struct hws_motion_detector;
  * @ret_detector: the new detector
  *
  * Return: 0, -EINVAL if a parameter is out of range (threshold over
- * 1000, freefall_mg over 1000, a time over 60000 ms), or -ENOMEM.
+ * 1000, freefall_mg over 1000, a time over 60000 ms, axes not 0, 2 or
+ * 3), or -ENOMEM.
  */
 HWS_EXPORT int hws_motion_detector_new(const struct hws_motion_detector_params *params,
 				       struct hws_motion_detector **ret_detector);

@@ -187,6 +187,7 @@ function motion(t,    k, f, s, roll, pitch, tf, tl) {
 
 BEGIN {
 	PI = atan2(0, -1)
+	axes = 3
 	if (sensor == "ams") {
 		# drivers/macintosh/ams: "current" prints s8 values; the input
 		# device's range says about 50 counts a g; its joystick polls
@@ -208,6 +209,14 @@ BEGIN {
 		rate = 40; cpg = 1000; lo = -2000; hi = 2000; noise = 4
 		off[1] = -12; off[2] = 8; off[3] = 15
 		format = "position: \"(X,Y,Z)\", mg"
+	} else if (sensor == "hdaps") {
+		# drivers/platform/x86/hdaps.c: "position" prints "(X,Y)", the
+		# embedded controller's 10-bit reading of a two-axis ADXL320
+		# (about 500 at rest); 174 mV a g over 3.3 V makes about 54
+		# counts a g, an estimate; sampled at 50 Hz ("sampling_rate").
+		rate = 50; cpg = 54; lo = 0; hi = 1023; noise = 0.5; axes = 2
+		off[1] = 503; off[2] = 485
+		format = "position: \"(X,Y)\", no z"
 	} else {
 		print "synth.awk: unknown sensor '" sensor "'" > "/dev/stderr"
 		exit 2
@@ -224,20 +233,24 @@ BEGIN {
 	print "# physics: " physics
 	print "# noise: normal, " noise " counts rms, plus the rounding to whole counts"
 	print "# sensor: " sensor " (" format ")"
-	print "# axes: x y z"
+	print "# axes: " (axes == 3 ? "x y z" : "x y")
 	print "# counts-per-g: " cpg
 	print "# rate: " rate
 	print "# event: " sprintf("%.3f", event)
 	print "# label: " label
+	# A lift and a flat drop move the machine along z only: a sensor
+	# without z sees nothing until the floor rings it sideways.
+	if (axes == 2 && (situation == "lift-put-down" || situation == "drop-flat"))
+		print "# out-of-reach: the motion that matters is along z, which this sensor does not have"
 	print "# licence: LGPL-2.1-or-later, as hwsight"
-	print "# t x y z"
+	print "# t " (axes == 3 ? "x y z" : "x y")
 	n = int(duration * rate + 0.5)
 	for (i = 0; i < n; i++) {
 		t = i / rate
 		motion(t)
 		v[1] = ax; v[2] = ay; v[3] = az
 		line = sprintf("%.3f", t)
-		for (a = 1; a <= 3; a++)
+		for (a = 1; a <= axes; a++)
 			line = line " " clamp(round(v[a] * cpg + off[a] + gauss() * noise), lo, hi)
 		print line
 	}
