@@ -367,7 +367,19 @@ static void cameras_moment(void *userdata, const struct hwsd_event *evs, size_t 
 		trigger(userdata, HWSD_SNAP_MOTION);
 }
 
-const struct hwsd_subscriber hwsd_cameras_subscriber = { .moment = cameras_moment };
+/* A camera told to take a snapshot on a motion (or an alarm). */
+static bool cameras_want(void *userdata, const char *event)
+{
+	const struct hwsd *d = userdata;
+	bool motion = !strcmp(event, "motion"), alarm = !strcmp(event, "alarm");
+
+	for (size_t i = 0; i < d->n_cameras; i++)
+		if ((motion && d->cameras[i].conf->on_motion) || (alarm && d->cameras[i].conf->on_alarm))
+			return true;
+	return false;
+}
+
+const struct hwsd_subscriber hwsd_cameras_subscriber = { .moment = cameras_moment, .wants = cameras_want };
 
 static bool device_exists(const char *device)
 {

@@ -257,6 +257,8 @@ static int daemon_key(struct parser *p, const char *name, const char *v)
 		return conf_string(p, name, v, &c->exec);
 	if (!strcmp(name, "fan_state"))
 		return conf_path(p, name, v, "an absolute path", &c->fan_state);
+	if (!strcmp(name, "dry_run"))
+		return conf_bool(p, name, v, &c->dry_run);
 	if (!strcmp(name, "listen")) {
 		if (!strcmp(v, "off")) {
 			free(c->listen);
@@ -453,11 +455,16 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 	return conf_fail(p, "unknown key \"%s\" in [camera %s]", name, camera);
 }
 
+/* "sda sdb", "sda, sdb", "auto" or "none" (also an empty value). */
 static int add_disks(struct parser *p, const char *v)
 {
 	struct hwsd_motion_conf *m = &p->c->motion;
-	const char *s = v;
+	const char *s = v, *word = NULL;
 
+	for (size_t i = 0; i < m->n_disks; i++)
+		free(m->disks[i]);
+	m->n_disks = 0;
+	m->auto_disks = false;
 	while (*s) {
 		size_t len = strcspn(s, " \t,");
 		char *disk, **slot;
@@ -470,12 +477,21 @@ static int add_disks(struct parser *p, const char *v)
 				return 0;
 			}
 			*slot = disk;
+			if (!strcmp(disk, "auto") || !strcmp(disk, "none"))
+				word = disk;
 			/* A name under /sys/block, never a path. */
-			if (disk[0] == '.' || strspn(disk, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != len)
-				return conf_fail(p, "disks: \"%s\" is not a disk name (sda, nvme0n1)", disk);
+			else if (disk[0] == '.' || len > HWSD_DISK_NAME_MAX || strspn(disk, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != len)
+				return conf_fail(p, "disks: \"%s\" is not a disk name (sda, nvme0n1), auto or none", disk);
 		}
 		s += len;
 		s += strspn(s, " \t,");
+	}
+	if (word && m->n_disks > 1)
+		return conf_fail(p, "disks: \"%s\" stands alone, without disk names", word);
+	if (word) {
+		m->auto_disks = !strcmp(word, "auto");
+		free(m->disks[0]);
+		m->n_disks = 0;
 	}
 	return 1;
 }
@@ -493,12 +509,8 @@ static int motion_key(struct parser *p, const char *name, const char *v)
 	}
 	if (!strcmp(name, "interval"))
 		return conf_duration(p, name, v, 10, 1000, false, &m->interval_ms);
-	if (!strcmp(name, "disks")) {
-		for (size_t i = 0; i < m->n_disks; i++)
-			free(m->disks[i]);
-		m->n_disks = 0;
+	if (!strcmp(name, "disks"))
 		return add_disks(p, v);
-	}
 	if (!strcmp(name, "park_time"))
 		/* The kernel refuses more than 30 s in unload_heads. */
 		return conf_duration(p, name, v, 1000, 30000, false, &m->park_ms);
@@ -562,6 +574,7 @@ static struct hwsd_config *config_new(void)
 	c->motion.sensitivity = 15;
 	c->motion.interval_ms = 20;
 	c->motion.park_ms = 5000;
+	c->motion.auto_disks = true;
 	return c;
 }
 

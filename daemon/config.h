@@ -50,11 +50,16 @@ struct hwsd_camera_conf {
 	unsigned keep;          /* 0: keep every snapshot */
 };
 
+/* The kernel's DISK_NAME_LEN, less its NUL. */
+#define HWSD_DISK_NAME_MAX 31
+
 struct hwsd_motion_conf {
 	bool enabled;
 	unsigned sensitivity;
 	unsigned interval_ms;
-	char **disks;
+	bool auto_disks;        /* disks = auto (the default): every rotational
+				 * disk that can unload its heads */
+	char **disks;           /* the disks named; none with auto or none */
 	size_t n_disks;
 	unsigned park_ms;
 };
@@ -117,6 +122,7 @@ struct hwsd_config {
 	struct hwsd_fan_conf *fans;
 	size_t n_fans;
 	char *fan_state;        /* the state file of the taken outputs */
+	bool dry_run;           /* dry_run = yes, or --dry-run: no output is written */
 };
 
 /*

@@ -57,6 +57,14 @@ void hwsd_events_publish(struct hwsd_events *s, const struct hwsd_event *evs, si
 			s->subs[i].sub->moment(s->subs[i].userdata, evs, n);
 }
 
+bool hwsd_events_wanted(const struct hwsd_events *s, const char *event)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		if (s->subs[i].sub->wants && s->subs[i].sub->wants(s->subs[i].userdata, event))
+			return true;
+	return false;
+}
+
 static void count(void *userdata, const struct hwsd_event *ev)
 {
 	struct hwsd_counters *c = userdata;

@@ -39,6 +39,7 @@ struct hwsd_event {
 	const char *path;      /* a snapshot */
 	const char *disks;
 	const char *fan;       /* a [fan NAME] */
+	bool dry_run;          /* --dry-run: what would have been done, not done */
 	int priority;          /* LOG_* of the journal line */
 	const char *message;
 };
@@ -48,11 +49,16 @@ struct hwsd_event {
 /*
  * A subscriber. @event sees each event of a publication in turn; @moment,
  * when set, then sees them all at once, for a consumer that acts once
- * per moment (one snapshot however many alarms one poll begins).
+ * per moment (one snapshot however many alarms one poll begins). @wants,
+ * when set, says whether the subscriber acts on events named @event (a
+ * command to run, a snapshot to take), so that a producer may skip the
+ * work of making them when nobody but the record keepers (the journal,
+ * the counters) would hear of them.
  */
 struct hwsd_subscriber {
 	void (*event)(void *userdata, const struct hwsd_event *ev);
 	void (*moment)(void *userdata, const struct hwsd_event *evs, size_t n);
+	bool (*wants)(void *userdata, const char *event);
 };
 
 struct hwsd_events;
@@ -73,6 +79,10 @@ int hwsd_events_subscribe(struct hwsd_events *s, const struct hwsd_subscriber *s
  * subscriber, then every @moment sees the lot.
  */
 void hwsd_events_publish(struct hwsd_events *s, const struct hwsd_event *evs, size_t n);
+
+/* Does a subscriber act on events named @event (its @wants says so)? For
+ * the main thread, with the producers stopped or about to start. */
+bool hwsd_events_wanted(const struct hwsd_events *s, const char *event);
 
 /*
  * What the events add up to, for /metrics, the status page and STATUS=:

@@ -112,7 +112,16 @@ static void exec_event(void *userdata, const struct hwsd_event *ev)
 	reap_slot(slot);
 }
 
-const struct hwsd_subscriber hwsd_exec_subscriber = { .event = exec_event };
+/* The command runs for every event. */
+static bool exec_wants(void *userdata, const char *event)
+{
+	const struct hwsd_exec *x = userdata;
+
+	(void)event;
+	return x->command != NULL;
+}
+
+const struct hwsd_subscriber hwsd_exec_subscriber = { .event = exec_event, .wants = exec_wants };
 
 void hwsd_exec_reap(struct hwsd_exec *x)
 {

@@ -49,7 +49,8 @@ void hwsd_fan_board_done(struct hwsd_fan_board *b)
 	pthread_mutex_destroy(&b->lock);
 }
 
-int hwsd_fan_board_reset(struct hwsd_fan_board *b, const struct hwsd_fan_conf *fans, size_t n)
+int hwsd_fan_board_reset(struct hwsd_fan_board *b, const struct hwsd_fan_conf *fans, size_t n,
+			 bool dry_run)
 {
 	struct hwsd_fan_status *st = n ? calloc(n, sizeof(*st)) : NULL;
 	int r = n && !st ? -ENOMEM : 0;
@@ -57,6 +58,7 @@ int hwsd_fan_board_reset(struct hwsd_fan_board *b, const struct hwsd_fan_conf *f
 	for (size_t i = 0; st && i < n; i++) {
 		not_held(&st[i]);
 		st[i].floor = fans[i].floor;
+		st[i].dry_run = dry_run;
 		st[i].name = strdup(fans[i].name);
 		st[i].output = strdup(fans[i].output);
 		if (!st[i].name || !st[i].output)

@@ -23,7 +23,8 @@ struct hwsd_fan_status {
 	char *chip;                /* the chip found; NULL until then */
 	bool floor;                /* mode = floor: the SMC stays in charge */
 	bool rpm;                  /* values are target speeds, not duties */
-	bool held;
+	bool held;                 /* driven, or in a dry run followed */
+	bool dry_run;              /* nothing is written: values are what would be */
 	bool yielded;              /* another program has it, until a reload */
 	bool failsafe;
 	double temp;               /* where the curve is: the sources as it
@@ -45,9 +46,10 @@ struct hwsd_fan_board {
 void hwsd_fan_board_init(struct hwsd_fan_board *b);
 void hwsd_fan_board_done(struct hwsd_fan_board *b);
 
-/* The fans of a new config, none held. Return: 0, or -ENOMEM with the
- * board left empty. */
-int hwsd_fan_board_reset(struct hwsd_fan_board *b, const struct hwsd_fan_conf *fans, size_t n);
+/* The fans of a new config, none held (@dry_run: none ever will be).
+ * Return: 0, or -ENOMEM with the board left empty. */
+int hwsd_fan_board_reset(struct hwsd_fan_board *b, const struct hwsd_fan_conf *fans, size_t n,
+			 bool dry_run);
 
 /* Fan @i holds @chip's output now, on @law; its value is @value. */
 int hwsd_fan_board_held(struct hwsd_fan_board *b, size_t i, const char *chip,

@@ -10,6 +10,10 @@
  *
  * The state file is written by the poll queue (a take) and by the main
  * thread (a stop, once the steps are cancelled), never by both at once.
+ *
+ * A dry run (--dry-run, dry_run = yes) finds each output and follows its
+ * curve, but takes nothing, writes nothing (the state file neither) and
+ * logs each change of the value it would write instead.
  */
 #include <errno.h>
 #include <limits.h>
@@ -59,6 +63,7 @@ struct hwsd_fans {
 	struct hwsd_events *events;
 	struct hwsd_fan_board *board;  /* NULL once handed over */
 	const char *state_path;
+	bool dry_run;
 	struct hwsd_fan *fan;
 	size_t n;
 };
@@ -76,6 +81,7 @@ static void publish(struct hwsd_fan *fan, const char *event, int priority, doubl
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
 	ev.fan = fan->conf->name;
+	ev.dry_run = fan->fans->dry_run;
 	ev.chip = fan->chip;
 	ev.sensor = fan->conf->output;
 	ev.value = value;
@@ -115,6 +121,8 @@ static int state_write(struct hwsd_fans *fs)
 	FILE *f;
 	int r = 0;
 
+	if (fs->dry_run)
+		return 0;
 	for (size_t i = 0; i < fs->n; i++)
 		any |= fs->fan[i].saved[0] != '\0';
 	if (!any)
@@ -277,6 +285,29 @@ static void let_go(struct hwsd_fan *fan)
 	fan->chip = NULL;
 }
 
+/* The output is held (or, in a dry run, followed) from @info on. */
+static void hold_from(struct hwsd_fan *fan, const struct hws_fan_info *info, const char *verb)
+{
+	fan->held = true;
+	fan->written = -1;
+	hwsd_fan_run_init(&fan->run, info->value);
+	show_held(fan);
+	publish(fan, "fan-take", LOG_NOTICE, (double)info->value,
+		"[fan %s]: %s %s/%s from mode %s at %ld%s%s", fan->conf->name, verb, fan->chip,
+		fan->conf->output, info->mode, info->value, info->unit == HWS_FAN_UNIT_RPM ? " RPM" : "",
+		fan->fans->dry_run ? " (dry run)" : "");
+}
+
+/* Write @value, or in a dry run say it would be written. */
+static int set_output(struct hwsd_fan *fan, long value)
+{
+	if (!fan->fans->dry_run)
+		return hws_fan_set(fan->out, value);
+	log_info("[fan %s]: would set %s/%s to %ld%s (dry run)", fan->conf->name, fan->chip,
+		 fan->conf->output, value, fan->rpm ? " RPM" : "");
+	return 0;
+}
+
 /*
  * Find and take the output: its original goes into the state file before
  * anything is written to it, so that no moment leaves it changed and
@@ -322,6 +353,10 @@ static int take(struct hwsd_fan *fan)
 	/* A speed is the SMC's to reach: no kick. */
 	if (fan->rpm)
 		fan->law.start_ms = 0;
+	if (fan->fans->dry_run) {
+		hold_from(fan, &info, "would take");
+		return 0;
+	}
 	r = hws_fan_save(fan->out);
 	if (r >= 0)
 		r = hws_fan_saved(fan->out, fan->saved, sizeof(fan->saved));
@@ -343,13 +378,7 @@ static int take(struct hwsd_fan *fan)
 		state_write(fan->fans);
 		return r;
 	}
-	fan->held = true;
-	fan->written = -1;
-	hwsd_fan_run_init(&fan->run, info.value);
-	show_held(fan);
-	publish(fan, "fan-take", LOG_NOTICE, (double)info.value,
-		"[fan %s]: took %s/%s from mode %s at %ld%s", conf->name, fan->chip, conf->output,
-		info.mode, info.value, info.unit == HWS_FAN_UNIT_RPM ? " RPM" : "");
+	hold_from(fan, &info, "took");
 	return 0;
 }
 
@@ -394,13 +423,13 @@ static void fan_work(struct work_struct *work)
 		goto again;
 	if (atomic_exchange(&fan->retake, false)) {
 		/* After a sleep: whatever the firmware did, take it again. */
-		r = hws_fan_take(fan->out);
+		r = fan->fans->dry_run ? 0 : hws_fan_take(fan->out);
 		if (r < 0)
 			log_warning("[fan %s]: taking %s/%s again after the sleep failed: %s",
 				    conf->name, fan->chip, conf->output, strerror(-r));
 		fan->run.value = -1;
 		fan->written = -1;
-	} else if ((r = hws_fan_check(fan->out)) == 0) {
+	} else if (!fan->fans->dry_run && (r = hws_fan_check(fan->out)) == 0) {
 		conflict(fan);
 		if (fan->yielded)
 			return;
@@ -423,7 +452,7 @@ static void fan_work(struct work_struct *work)
 			  hws__now_ms(), &step);
 	/* The check above found the output as it was left: an unchanged
 	 * value costs no write (on a W83793, no SMBus transfer). */
-	r = step.value == fan->written ? 0 : hws_fan_set(fan->out, step.value);
+	r = step.value == fan->written ? 0 : set_output(fan, step.value);
 	fan->written = r < 0 ? -1 : step.value;
 	if (r < 0 && r != fan->write_error)
 		log_error("[fan %s]: writing %ld to %s/%s failed: %s", conf->name, step.value,
@@ -456,7 +485,7 @@ int hwsd_fans_new(const struct hwsd_config *c, struct hws_sensors *s,
 	if (!fs)
 		return -ENOMEM;
 	*fs = (struct hwsd_fans){ .sensors = s, .wq = wq, .events = events, .board = board,
-				  .state_path = c->fan_state };
+				  .state_path = c->fan_state, .dry_run = c->dry_run };
 	fs->fan = calloc(c->n_fans ? c->n_fans : 1, sizeof(*fs->fan));
 	if (!fs->fan) {
 		free(fs);
@@ -476,7 +505,7 @@ int hwsd_fans_new(const struct hwsd_config *c, struct hws_sensors *s,
 		}
 		INIT_DELAYED_WORK(&fan->dwork, fan_work);
 	}
-	if (hwsd_fan_board_reset(board, c->fans, c->n_fans) < 0) {
+	if (hwsd_fan_board_reset(board, c->fans, c->n_fans, c->dry_run) < 0) {
 		hwsd_fans_free(fs);
 		return -ENOMEM;
 	}
@@ -501,7 +530,7 @@ void hwsd_fans_pause(struct hwsd_fans *fs)
 /* Give a held output back; the caller writes the state file. */
 static void release(struct hwsd_fan *fan)
 {
-	int r = hws_fan_release(fan->out);
+	int r = fan->fans->dry_run ? 0 : hws_fan_release(fan->out);
 
 	if (r < 0) {
 		/* Left in the state file, for --restore-fans. */
@@ -511,8 +540,9 @@ static void release(struct hwsd_fan *fan)
 		fan->held = false;
 		return;
 	}
-	publish(fan, "fan-release", LOG_NOTICE, NAN, "[fan %s]: gave %s/%s back as it was",
-		fan->conf->name, fan->chip, fan->conf->output);
+	publish(fan, "fan-release", LOG_NOTICE, NAN, "[fan %s]: %s %s/%s back as it was%s",
+		fan->conf->name, fan->fans->dry_run ? "would give" : "gave", fan->chip, fan->conf->output,
+		fan->fans->dry_run ? " (dry run)" : "");
 	let_go(fan);
 }
 
@@ -545,6 +575,9 @@ static bool same_output(const struct hwsd_fan_conf *a, const struct hwsd_fan_con
 
 static struct hwsd_fan *keeper(struct hwsd_fans *fs, const struct hwsd_fan *old)
 {
+	/* A dry run follows what a real one must take, and the reverse. */
+	if (fs->dry_run != old->fans->dry_run)
+		return NULL;
 	for (size_t i = 0; i < fs->n; i++)
 		if (same_output(old->conf, fs->fan[i].conf))
 			return &fs->fan[i];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Hotplug: a libudev monitor for hwmon chips and video4linux nodes,
+ * Hotplug: a libudev monitor for hwmon chips, video4linux nodes and disks,
  * which says what came or went to whoever made it (hotplug.h).
  */
 #include <errno.h>
@@ -36,6 +36,8 @@ static int on_event(sd_event_source *source, int fd, uint32_t revents, void *use
 			h->ops->hwmon(h->userdata);
 		else if (subsystem && !strcmp(subsystem, "video4linux"))
 			h->ops->video(h->userdata);
+		else if (subsystem && !strcmp(subsystem, "block"))
+			h->ops->disk(h->userdata);
 		udev_device_unref(dev);
 	}
 	return 0;
@@ -69,6 +71,8 @@ int hwsd_hotplug_new(sd_event *e, const struct hwsd_hotplug_ops *ops, void *user
 	r = udev_monitor_filter_add_match_subsystem_devtype(h->monitor, "hwmon", NULL);
 	if (r >= 0)
 		r = udev_monitor_filter_add_match_subsystem_devtype(h->monitor, "video4linux", NULL);
+	if (r >= 0)
+		r = udev_monitor_filter_add_match_subsystem_devtype(h->monitor, "block", "disk");
 	if (r >= 0)
 		r = udev_monitor_enable_receiving(h->monitor);
 	if (r >= 0)

@@ -42,6 +42,7 @@
 #include "exec.h"
 #include "fan-board.h"
 #include "live.h"
+#include "motion-board.h"
 #include "readings.h"
 #include "status.h"
 
@@ -74,6 +75,7 @@ struct hwsd {
 	struct hwsd_fans *fans;            /* M: NULL when not running */
 	struct hwsd_readings readings;     /* what the pollers publish */
 	struct hwsd_fan_board fan_board;   /* what the fans publish */
+	struct hwsd_motion_board motion_board; /* what the guard publishes */
 	struct hwsd_history *history;      /* NULL: no usable state directory */
 
 	struct hwsd_events *events;        /* the sink, subscribed to at the start */
@@ -82,7 +84,6 @@ struct hwsd {
 	struct hwsd_status status;         /* tells the main loop to redo STATUS= */
 	atomic_uint chips_active;
 	atomic_bool frozen;
-	atomic_bool motion_watched;        /* the guard runs (for HTTP) */
 };
 
 #endif

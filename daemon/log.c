@@ -101,6 +101,7 @@ int hwsd_event_env(const struct hwsd_event *ev, char *buf, size_t size, char **v
 		{ "HWSIGHT_PATH", ev->path },
 		{ "HWSIGHT_DISKS", ev->disks },
 		{ "HWSIGHT_FAN", ev->fan },
+		{ "HWSIGHT_DRY_RUN", ev->dry_run ? "1" : NULL },
 	};
 	char value[32], limit[32];
 	size_t used = 0;

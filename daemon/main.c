@@ -41,6 +41,7 @@ struct options {
 	bool once;
 	bool test_config;
 	bool restore_fans;
+	bool dry_run;
 	int log_level;          /* -1: the config's */
 	int log_target;         /* -1: the config's */
 };
@@ -73,6 +74,7 @@ static void usage(FILE *f)
 	      "      --once             poll every chip once, print the values, exit\n"
 	      "  -t, --test-config      check the config and exit\n"
 	      "      --restore-fans     put back the fan outputs a stopped daemon held, exit\n"
+	      "      --dry-run          park no disk and drive no fan: log what it would do\n"
 	      "      --log-level LEVEL  debug, info, notice, warning or err\n"
 	      "      --log-target T     auto, journal or stderr\n"
 	      "      --listen ADDR:PORT serve HTTP there (default 127.0.0.1:9787), or off\n"
@@ -82,13 +84,15 @@ static void usage(FILE *f)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_LISTEN, OPT_VERSION, OPT_RESTORE_FANS };
+	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_LISTEN, OPT_VERSION, OPT_RESTORE_FANS,
+	       OPT_DRY_RUN };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "test-config", no_argument, NULL, 't' },
 		{ "restore-fans", no_argument, NULL, OPT_RESTORE_FANS },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
@@ -106,6 +110,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 't': o->test_config = true; break;
 		case OPT_ONCE: o->once = true; break;
 		case OPT_RESTORE_FANS: o->restore_fans = true; break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
 		case OPT_LISTEN: o->listen = optarg; break;
 		case OPT_LOG_LEVEL:
 			o->log_level = hwsd_log_level_from_string(optarg);
@@ -135,9 +140,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Load the config named by -c, or the default one if it exists. */
-static int load_config(const char *path, struct hwsd_config **ret)
+/* Load the config named by -c, or the default one if it exists; --dry-run
+ * makes it a dry run whatever it says. */
+static int load_config(const struct options *o, struct hwsd_config **ret)
 {
+	const char *path = o->config;
 	const char *file = path ? path : HWSD_DEFAULT_CONFIG;
 	char *error = NULL;
 	const char *state;
@@ -155,6 +162,7 @@ static int load_config(const char *path, struct hwsd_config **ret)
 		log_error("%s: %s", file, strerror(-r));
 		return r;
 	}
+	(*ret)->dry_run |= o->dry_run;
 	if (!(*ret)->state_dir) {
 		/* systemd's StateDirectory= (the first of a list). */
 		state = getenv("STATE_DIRECTORY");
@@ -304,7 +312,7 @@ static int jobs_prepare(struct hwsd *d, const struct hwsd_config *c, struct hwsd
 {
 	int r = hwsd_cameras_prepare(c, why, size);
 
-	return r < 0 ? r : hwsd_guard_new(&c->motion, d->motion_wq, d->events, guard, why, size);
+	return r < 0 ? r : hwsd_guard_new(c, d->motion_wq, d->events, &d->motion_board, guard, why, size);
 }
 
 /* The guard @g (NULL: disk protection is off) is d's now. */
@@ -313,7 +321,6 @@ static void guard_start(struct hwsd *d, struct hwsd_guard *g)
 	if (!g)
 		return;
 	d->guard = g;
-	atomic_store(&d->motion_watched, true);
 	hwsd_guard_start(g);
 }
 
@@ -321,7 +328,6 @@ static void guard_stop(struct hwsd *d)
 {
 	if (!d->guard)
 		return;
-	atomic_store(&d->motion_watched, false);
 	hwsd_guard_stop(d->guard);
 	d->guard = hwsd_guard_free(d->guard);
 }
@@ -450,7 +456,7 @@ static void reload(struct main_loop *ml)
 	int r;
 
 	log_info("reloading %s", ml->o.config ? ml->o.config : HWSD_DEFAULT_CONFIG);
-	if (load_config(ml->o.config, &c) < 0) {
+	if (load_config(&ml->o, &c) < 0) {
 		log_error("reload refused; the running configuration stays in force");
 		return;
 	}
@@ -617,7 +623,17 @@ static void hotplug_video(void *userdata)
 	hwsd_cameras_hotplug(userdata);
 }
 
-static const struct hwsd_hotplug_ops hotplug_ops = { .hwmon = hotplug_hwmon, .video = hotplug_video };
+static void hotplug_disk(void *userdata)
+{
+	struct hwsd *d = userdata;
+
+	if (d->guard)
+		hwsd_guard_disks_changed(d->guard);
+}
+
+static const struct hwsd_hotplug_ops hotplug_ops = {
+	.hwmon = hotplug_hwmon, .video = hotplug_video, .disk = hotplug_disk,
+};
 
 static int loop_setup(struct main_loop *ml)
 {
@@ -740,6 +756,7 @@ static void teardown(struct main_loop *ml)
 	hwsd_config_free(d->config);
 	hwsd_readings_done(&d->readings);
 	hwsd_fan_board_done(&d->fan_board);
+	hwsd_motion_board_done(&d->motion_board);
 	d->history = hwsd_history_free(d->history);
 	hwsd_live_set_done(&d->live);
 	pthread_mutex_destroy(&d->pollers_lock);
@@ -758,7 +775,7 @@ int main(int argc, char **argv)
 		return 1;
 	hwsd_log_setup(ml.o.log_target >= 0 ? ml.o.log_target : HWSD_LOG_AUTO,
 		       ml.o.log_level >= 0 ? ml.o.log_level : LOG_INFO);
-	if (load_config(ml.o.config, &d->config) < 0) {
+	if (load_config(&ml.o, &d->config) < 0) {
 		/* A broken config must not keep fans from being put back. */
 		if (ml.o.restore_fans && hwsd_config_load(NULL, &d->config, NULL) >= 0) {
 			log_warning("restoring from %s", d->config->fan_state);
@@ -776,6 +793,7 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&d->pollers_lock, NULL);
 	hwsd_readings_init(&d->readings);
 	hwsd_fan_board_init(&d->fan_board);
+	hwsd_motion_board_init(&d->motion_board);
 	hwsd_live_set_init(&d->live);
 	hwsd_pollers_init(d);
 	if (!ml.o.foreground && !ml.o.once && !getenv("NOTIFY_SOCKET") && !getenv("INVOCATION_ID")) {
@@ -807,10 +825,14 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	history_start(d, false);
-	restore_fans(d->config->fan_state);
+	if (!d->config->dry_run)
+		restore_fans(d->config->fan_state);
+	else if (access(d->config->fan_state, F_OK) == 0)
+		log_notice("%s: dry run: the fan outputs it lists are left as they are "
+			   "(hwsightd --restore-fans puts them back)", d->config->fan_state);
 	ml.view = (struct hwsd_view){
 		.readings = &d->readings, .live = &d->live, .history = d->history,
-		.counters = &d->counters, .motion_watched = &d->motion_watched,
+		.counters = &d->counters, .motion = &d->motion_board,
 		.fans = &d->fan_board,
 	};
 	r = queues_create(d);

@@ -360,10 +360,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hwsd_readings readings;
 	struct hwsd_live_set live;
 	struct hwsd_counters counters = { 0 };
-	atomic_bool motion_watched = false;
-	struct hwsd_view view = {
-		.readings = &readings, .live = &live, .counters = &counters, .motion_watched = &motion_watched,
-	};
+	struct hwsd_view view = { .readings = &readings, .live = &live, .counters = &counters };
 	struct hws_chip *chip = &input.chip;
 	unsigned flags = (unsigned)fuzz_take(&in, 1);
 	char *strings[4 + MAX_FEATURES] = { 0 }, *text;

@@ -27,6 +27,7 @@
 #include "http.h"
 #include "live.h"
 #include "log.h"
+#include "motion-board.h"
 #include "readings.h"
 #include "view.h"
 
@@ -40,7 +41,7 @@ static struct {
 	struct hwsd_readings readings;
 	struct hwsd_live_set live;
 	struct hwsd_counters counters;
-	atomic_bool motion_watched;
+	struct hwsd_motion_board motion;
 	struct hwsd_view view;
 } published;
 static struct hwsd_http *http;
@@ -85,9 +86,17 @@ static void publish_readings(void)
 	hwsd_live_set_init(&published.live);
 	if (hwsd_readings_update(&published.readings, &chip, 1, NULL, NULL) < 0)
 		abort();
+	/* A guard watching sda, parked once. */
+	hwsd_motion_board_init(&published.motion);
+	hwsd_motion_board_watch(&published.motion, &(struct hws_motion_info){ .driver_name = "ams" }, 15, false);
+	if (hwsd_motion_board_disks(&published.motion, (char[][HWSD_DISK_NAME_MAX + 1]){ "sda" }, 1) < 0)
+		abort();
+	hwsd_motion_board_park(&published.motion, false);
+	hwsd_motion_board_parked(&published.motion, "sda");
+	hwsd_motion_board_released(&published.motion);
 	published.view = (struct hwsd_view){
 		.readings = &published.readings, .live = &published.live,
-		.counters = &published.counters, .motion_watched = &published.motion_watched,
+		.counters = &published.counters, .motion = &published.motion,
 	};
 }
 

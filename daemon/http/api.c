@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * /api/v1/sensors, /api/v1/alarms, /api/v1/cameras and /api/v1/fans: the
- * latest readings, the cameras' and the fan control's states as JSON, built with json-c. Numbers that are
+ * /api/v1/sensors, /api/v1/alarms, /api/v1/cameras, /api/v1/fans and
+ * /api/v1/motion: the latest readings, the cameras', the fan control's and
+ * the motion guard's states as JSON, built with json-c. Numbers that are
  * unknown (an unreadable value, a limit the chip lacks) or infinite are
  * null.
  *
@@ -15,9 +16,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "../events.h"
 #include "../fan-board.h"
 #include "../live.h"
 #include "../log.h"
+#include "../motion-board.h"
 #include "../readings.h"
 #include "../view.h"
 #include "pages.h"
@@ -265,7 +268,8 @@ static json_object *fan(const struct hwsd_fan_status *st)
 		{ "output", json_object_new_string(st->output) },
 		{ "mode", json_object_new_string(st->floor ? "floor" : "manual") },
 		{ "unit", st->held ? json_object_new_string(st->rpm ? "rpm" : "duty") : NULL },
-		{ "held", json_object_new_boolean(st->held) },
+		{ "held", json_object_new_boolean(st->held && !st->dry_run) },
+		{ "dry_run", json_object_new_boolean(st->dry_run) },
 		{ "yielded", json_object_new_boolean(st->yielded) },
 		{ "failsafe", json_object_new_boolean(st->failsafe) },
 		{ "temperature", number(st->temp) },
@@ -289,4 +293,65 @@ int hwsd_http_api_fans(const struct hwsd_view *view, FILE *f)
 		json_object_array_add(fans, fan(&st[i]));
 	hwsd_fan_board_free_copy(st, (size_t)n);
 	return emit_member("fans", fans, f);
+}
+
+static json_object *disk(const struct hwsd_disk_status *d)
+{
+	return OBJECT(
+		{ "name", json_object_new_string(d->name) },
+		{ "protected", json_object_new_boolean(d->protected) },
+		{ "parked", json_object_new_boolean(d->parked) },
+		{ "parks", json_object_new_uint64(d->parks) },
+		{ "park_seconds", json_object_new_double((double)d->parked_ms / 1000) });
+}
+
+static json_object *last_park(const struct hwsd_motion_status *st)
+{
+	if (!st->last_park_time_ms)
+		return NULL;
+	return OBJECT(
+		{ "time", iso_time(st->last_park_time_ms) },
+		{ "why", json_object_new_string(st->last_park_free_fall ? "free fall" : "sudden motion") },
+		{ "seconds", json_object_new_double((double)st->last_park_ms / 1000) },
+		{ "ongoing", json_object_new_boolean(st->last_park_ongoing) });
+}
+
+static json_object *motion(const struct hwsd_view *view, const struct hwsd_motion_status *st)
+{
+	json_object *disks = json_object_new_array();
+
+	for (size_t i = 0; i < st->n_disks; i++)
+		json_object_array_add(disks, disk(&st->disks[i]));
+	return OBJECT(
+		{ "sensor", OBJECT({ "driver", json_object_new_string(st->driver) },
+				   { "method", json_object_new_string(st->input ? "input" : "sysfs") }) },
+		{ "dry_run", json_object_new_boolean(st->dry_run) },
+		{ "sampling", json_object_new_boolean(st->sampling) },
+		{ "samples", json_object_new_uint64(st->samples) },
+		{ "events", json_object_new_uint64(atomic_load(&view->counters->motion_events)) },
+		{ "active", json_object_new_boolean(atomic_load(&view->counters->in_motion)) },
+		{ "moving", json_object_new_boolean(st->moving) },
+		{ "falling", json_object_new_boolean(st->falling) },
+		{ "threshold", number(st->threshold) },
+		{ "threshold_base", json_object_new_uint64(st->threshold_base) },
+		{ "score", number(st->score) },
+		{ "acceleration_g", OBJECT({ "x", number(st->g[0]) }, { "y", number(st->g[1]) },
+					   { "z", number(st->g[2]) }) },
+		{ "disks", disks },
+		{ "last_park", last_park(st) });
+}
+
+int hwsd_http_api_motion(const struct hwsd_view *view, FILE *f)
+{
+	struct hwsd_motion_status st;
+	json_object *o = NULL;
+	int r = hwsd_motion_board_copy(view->motion, &st);
+
+	if (r < 0)
+		return r;
+	if (r) {
+		o = motion(view, &st);
+		hwsd_motion_board_free_copy(&st);
+	}
+	return emit_member("motion", o, f);
 }

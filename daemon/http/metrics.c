@@ -4,7 +4,8 @@
  * dashboards people have need only a new prefix: hwsight_temp_celsius,
  * hwsight_fan_rpm, hwsight_in_volts ..., their limits, alarm and fault
  * flags, one info series per chip, and the daemon's own counters: the
- * cameras' pacing, the motion sensor's events and fan control.
+ * cameras' pacing, the motion guard (its sensor, the detector's last
+ * inputs, each disk's parks) and fan control.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "../fan-board.h"
 #include "../live.h"
 #include "../log.h"
+#include "../motion-board.h"
 #include "../readings.h"
 #include "../view.h"
 #include "pages.h"
@@ -229,7 +231,7 @@ static const struct {
 	{ FAN_FAILSAFE, "hwsight_fan_control_failsafe",
 	  "1 while a temperature source of the [fan] cannot be read and its output is at full" },
 	{ FAN_OUTPUT, "hwsight_fan_control_output",
-	  "The value hwsightd last wrote: a duty (0 to the maximum) or, on an RPM output, a speed" },
+	  "The value hwsightd last wrote (in a dry run, would have): a duty (0 to the maximum) or, on an RPM output, a speed" },
 	{ FAN_TARGET, "hwsight_fan_control_target",
 	  "What the curve asks for at the temperature it follows, before the kick, rate limit and spin-down" },
 	{ FAN_FULL, "hwsight_fan_control_output_max", "The output's full value, for ratios" },
@@ -240,7 +242,7 @@ static const struct {
 static double fan_value(const struct hwsd_fan_status *st, enum fan_field field)
 {
 	switch (field) {
-	case FAN_HELD: return st->held;
+	case FAN_HELD: return st->held && !st->dry_run;
 	case FAN_FAILSAFE: return st->failsafe;
 	case FAN_OUTPUT: return st->value;
 	case FAN_TARGET: return st->target;
@@ -279,6 +281,91 @@ static int fans(const struct hwsd_view *view, FILE *f)
 	return 0;
 }
 
+/* NAME V, with its header; the header alone for an unknown V. */
+static void single(FILE *f, const char *name, const char *help, bool counter, double v)
+{
+	header(f, name, help, counter);
+	if (isnan(v))
+		return;
+	fputs(name, f);
+	sample_value(f, v);
+}
+
+enum disk_field { DISK_PARKS, DISK_PARK_SECONDS, DISK_PARKED, DISK_PROTECTED };
+
+static const struct {
+	enum disk_field field;
+	const char *name;
+	bool counter;
+	const char *help;
+} disk_families[] = {
+	{ DISK_PARKS, "hwsight_disk_parks_total", true,
+	  "Parks of the disk's heads begun on a motion (in a dry run, those it would have begun)" },
+	{ DISK_PARK_SECONDS, "hwsight_disk_park_seconds_total", true,
+	  "How long the disk's heads were held parked, an ongoing park counted up to now" },
+	{ DISK_PARKED, "hwsight_disk_parked", false, "1 while the disk's heads are held parked" },
+	{ DISK_PROTECTED, "hwsight_disk_protected", false,
+	  "1 while the disk is there and hwsightd would park it on a motion" },
+};
+
+static double disk_value(const struct hwsd_disk_status *d, enum disk_field field)
+{
+	switch (field) {
+	case DISK_PARKS: return (double)d->parks;
+	case DISK_PARK_SECONDS: return (double)d->parked_ms / 1000;
+	case DISK_PARKED: return d->parked;
+	case DISK_PROTECTED: return d->protected;
+	}
+	return NAN;
+}
+
+/* The motion guard, while one runs: its events, its sensor, the
+ * detector's last inputs and each disk's parks. */
+static int motion(const struct hwsd_view *view, FILE *f)
+{
+	static const char *const axes[3] = { "x", "y", "z" };
+	struct hwsd_motion_status st;
+	int r;
+
+	if ((r = hwsd_motion_board_copy(view->motion, &st)) <= 0)
+		return r;
+	fprintf(f, "# HELP hwsight_motion_events_total Sudden motions and free falls the motion "
+		"sensor reported.\n# TYPE hwsight_motion_events_total counter\n"
+		"hwsight_motion_events_total %llu\n"
+		"# HELP hwsight_motion_active 1 while the machine is moving.\n"
+		"# TYPE hwsight_motion_active gauge\nhwsight_motion_active %d\n",
+		atomic_load(&view->counters->motion_events), atomic_load(&view->counters->in_motion));
+	header(f, "hwsight_motion_sensor_info", "The motion sensor hwsightd watches: its driver, and "
+	       "its method, sysfs (polled) or input (its input device's events)", false);
+	fputs("hwsight_motion_sensor_info", f);
+	LABELS(f, { "driver", st.driver }, { "method", st.input ? "input" : "sysfs" });
+	fputs(" 1\n", f);
+	single(f, "hwsight_motion_dry_run", "1 when hwsightd runs dry (--dry-run): it parks no heads", false,
+	       st.dry_run);
+	single(f, "hwsight_motion_sampling", "1 while the sensor is sampled; 0 while there is no disk "
+	       "to protect and nothing else acts on motions", false, st.sampling);
+	single(f, "hwsight_motion_samples_total", "Reads of the motion sensor, failed ones included", true,
+	       (double)st.samples);
+	single(f, "hwsight_motion_threshold", "The sudden-motion detector's threshold now, raised above "
+	       "the base while it adapts to steady vibration", false, st.threshold);
+	single(f, "hwsight_motion_threshold_base", "The configured sensitivity, the threshold at rest",
+	       false, st.threshold_base);
+	single(f, "hwsight_motion_score", "The last sample's movement in threshold units; "
+	       "1 or more is a sudden motion", false, st.score);
+	header(f, "hwsight_motion_acceleration_g", "The last sample, calibrated, in g", false);
+	for (int i = 0; i < 3; i++)
+		series(f, "hwsight_motion_acceleration_g", "axis", axes[i], st.g[i]);
+	single(f, "hwsight_motion_falling", "1 while the machine is in free fall", false, st.falling);
+	for (size_t fi = 0; st.n_disks && fi < sizeof(disk_families) / sizeof(disk_families[0]); fi++) {
+		header(f, disk_families[fi].name, disk_families[fi].help, disk_families[fi].counter);
+		for (size_t i = 0; i < st.n_disks; i++)
+			series(f, disk_families[fi].name, "disk", st.disks[i].name,
+			       disk_value(&st.disks[i], disk_families[fi].field));
+	}
+	hwsd_motion_board_free_copy(&st);
+	return 0;
+}
+
 int hwsd_http_metrics(const struct hwsd_view *view, FILE *f)
 {
 	struct hwsd_readings *r = view->readings;
@@ -314,14 +401,7 @@ int hwsd_http_metrics(const struct hwsd_view *view, FILE *f)
 	fprintf(f, "# HELP hwsight_alarms_active Alarms logged and not yet ended.\n"
 		"# TYPE hwsight_alarms_active gauge\nhwsight_alarms_active %u\n",
 		atomic_load(&view->counters->alarms_active));
-	if (atomic_load(view->motion_watched))
-		fprintf(f, "# HELP hwsight_motion_events_total Sudden motions and free falls the motion "
-			"sensor reported.\n# TYPE hwsight_motion_events_total counter\n"
-			"hwsight_motion_events_total %llu\n"
-			"# HELP hwsight_motion_active 1 while the machine is moving.\n"
-			"# TYPE hwsight_motion_active gauge\nhwsight_motion_active %d\n",
-			atomic_load(&view->counters->motion_events), atomic_load(&view->counters->in_motion));
-	if (cameras(view, f) < 0 || fans(view, f) < 0)
+	if (motion(view, f) < 0 || cameras(view, f) < 0 || fans(view, f) < 0)
 		return -ENOMEM;
 	return ferror(f) ? -EIO : 0;
 }

@@ -37,6 +37,8 @@ int hwsd_http_api_sensors(const struct hwsd_view *view, FILE *f);
 int hwsd_http_api_alarms(const struct hwsd_view *view, FILE *f);
 int hwsd_http_api_cameras(const struct hwsd_view *view, FILE *f);
 int hwsd_http_api_fans(const struct hwsd_view *view, FILE *f);
+/* {"motion": null} while no motion guard runs. */
+int hwsd_http_api_motion(const struct hwsd_view *view, FILE *f);
 
 /* status.c: the status page, HTML. */
 int hwsd_http_status(const struct hwsd_view *view, FILE *f);

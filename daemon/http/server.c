@@ -45,6 +45,7 @@ static const struct page {
 	{ "/api/v1/alarms", "application/json", hwsd_http_api_alarms },
 	{ "/api/v1/cameras", "application/json", hwsd_http_api_cameras },
 	{ "/api/v1/fans", "application/json", hwsd_http_api_fans },
+	{ "/api/v1/motion", "application/json", hwsd_http_api_motion },
 };
 
 /* Pages that answer by themselves: a path ending in '/' is a prefix. */

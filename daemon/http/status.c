@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * /, the status page: every chip's readings with their alarm states, the
- * cameras' latest frames, each controlled fan on its curve, and the
- * history graphs. Plain HTML that reloads
+ * cameras' latest frames, the disk protection with its last park, each
+ * controlled fan on its curve, and the history graphs. Plain HTML that reloads
  * itself, readable without JavaScript and without a network (no external
  * style or font).
  */
@@ -16,6 +16,7 @@
 #include "../fan-board.h"
 #include "../live.h"
 #include "../log.h"
+#include "../motion-board.h"
 #include "../readings.h"
 #include "../view.h"
 #include "pages.h"
@@ -196,7 +197,7 @@ static void fan_row(FILE *f, const struct hwsd_fan_status *st)
 	if (st->failsafe)
 		fputs("<td class=alarm>FAILSAFE</td>", f);
 	else if (st->held)
-		fputs("<td class=ok>driven</td>", f);
+		fprintf(f, "<td class=ok>%s</td>", st->dry_run ? "dry run" : "driven");
 	else
 		fprintf(f, "<td class=gone>%s</td>", st->yielded ? "yielded" : "not held");
 	number(f, st->temp, HWS_SENSOR_TEMP);
@@ -226,6 +227,78 @@ static int fan_section(FILE *f, const struct hwsd_view *view)
 		fan_row(f, &st[i]);
 	fputs("</table>\n", f);
 	hwsd_fan_board_free_copy(st, (size_t)n);
+	return 0;
+}
+
+static void disk_row(FILE *f, const struct hwsd_disk_status *d)
+{
+	fputs("<tr><td>", f);
+	html(f, d->name);
+	fputs("</td>", f);
+	if (d->parked)
+		fputs("<td class=alarm>parked</td>", f);
+	else if (d->protected)
+		fputs("<td class=ok>watching</td>", f);
+	else
+		fputs("<td class=gone>not there</td>", f);
+	fprintf(f, "<td class=n>%llu</td><td class=n>%.1f s</td></tr>\n", (unsigned long long)d->parks,
+		(double)d->parked_ms / 1000);
+}
+
+/* The last park: when, why, for how long. */
+static void last_park(FILE *f, const struct hwsd_motion_status *st)
+{
+	time_t t = (time_t)(st->last_park_time_ms / 1000);
+	char stamp[64];
+	struct tm tm;
+
+	if (!st->last_park_time_ms) {
+		fputs("<p>No park yet.</p>\n", f);
+		return;
+	}
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(f, "<p>Last park: %s, on a %s; ", stamp, st->last_park_free_fall ? "free fall" : "sudden motion");
+	if (st->last_park_ongoing)
+		fputs("<span class=alarm>parked now</span>", f);
+	else
+		fprintf(f, "the heads stayed parked %.1f s", (double)st->last_park_ms / 1000);
+	fputs("</p>\n", f);
+}
+
+/* The motion guard, while one runs: its sensor, its state, each disk and
+ * the last park. */
+static int disk_section(FILE *f, const struct hwsd_view *view)
+{
+	struct hwsd_motion_status st;
+	int r;
+	bool parked = false;
+
+	if ((r = hwsd_motion_board_copy(view->motion, &st)) <= 0)
+		return r;
+	for (size_t i = 0; i < st.n_disks; i++)
+		parked |= st.disks[i].parked;
+	fputs("<h2>Disk protection</h2>\n<p>", f);
+	html(f, st.driver);
+	fprintf(f, " motion sensor, read through %s &middot; sensitivity %u &middot; ",
+		st.input ? "its input device" : "sysfs", st.threshold_base);
+	if (parked)
+		fputs("<span class=alarm>parked</span>", f);
+	else if (st.sampling)
+		fputs("<span class=ok>watching</span>", f);
+	else
+		fputs("<span class=gone>idle: no disk to protect</span>", f);
+	if (st.dry_run)
+		fputs(" &middot; dry run: no heads are parked", f);
+	fputs("</p>\n", f);
+	if (st.n_disks) {
+		fputs("<table><tr><th>disk</th><th>state</th><th>parks</th><th>parked in all</th></tr>\n", f);
+		for (size_t i = 0; i < st.n_disks; i++)
+			disk_row(f, &st.disks[i]);
+		fputs("</table>\n", f);
+	}
+	last_park(f, &st);
+	hwsd_motion_board_free_copy(&st);
 	return 0;
 }
 
@@ -260,7 +333,7 @@ int hwsd_http_status(const struct hwsd_view *view, FILE *f)
 	}
 	if (n >= 0)
 		hwsd_live_set_release(lives, (size_t)n);
-	if (fan_section(f, view) < 0)
+	if (disk_section(f, view) < 0 || fan_section(f, view) < 0)
 		return -ENOMEM;
 	pthread_mutex_lock(&r->lock);
 	if (!r->n_chips)

@@ -189,6 +189,19 @@ expect_isa_header() {
 		"$1|Adapter: ISA adapter" "$(printf '%s\n' "$HUMAN" | head -n 2 | paste -sd '|')"
 }
 
+# sata_disk NAME PORT [ROTATIONAL]: a SATA disk /sys/block/NAME on ATA
+# port PORT (0, 1 ...) in umockdev's format, as libata and sd show it: its
+# SCSI device with unload_heads (0), and the block device with its device
+# link, removable 0 and, given ROTATIONAL (1 or 0), queue/rotational.
+sata_disk() {
+	local scsi="/devices/pci0000:00/0000:00:1f.2/ata$(($2 + 1))/host$2/target$2:0:0/$2:0:0:0"
+	printf 'P: %s\nE: SUBSYSTEM=scsi\nE: DEVTYPE=scsi_device\nA: unload_heads=0\\n\n\n' "$scsi"
+	printf 'P: %s/block/%s\nE: SUBSYSTEM=block\nE: DEVTYPE=disk\nE: DEVNAME=/dev/%s\n' "$scsi" "$1" "$1"
+	printf 'L: device=../..\nA: removable=0\\n\n'
+	[ $# -lt 3 ] || printf 'A: queue/rotational=%s\\n\n' "$3"
+	printf '\n'
+}
+
 # daemon_conf INTERVAL: $TMP/hwsightd.conf for a daemon that polls every
 # chip every INTERVAL, its state in TMP and its log on stderr at debug.
 daemon_conf() {

@@ -248,7 +248,7 @@ hwsight_fan_control_temperature_celsius{fan="right"} 31.75
 EOF
 )" "$(cat "$TMP/fan.metrics")"
 expect_eq "/api/v1/fans: the floor fan, its curve in RPM" \
-	'{"name":"left","chip":"applesmc-isa-0300","output":"fan1","mode":"floor","unit":"rpm","held":true,"yielded":false,"failsafe":false,"temperature":31.75,"target":2700,"value":2700,"max":6200,"curve_type":"linear","curve":[{"temp":30,"value":2000},{"temp":40,"value":6000}]}' \
+	'{"name":"left","chip":"applesmc-isa-0300","output":"fan1","mode":"floor","unit":"rpm","held":true,"dry_run":false,"yielded":false,"failsafe":false,"temperature":31.75,"target":2700,"value":2700,"max":6200,"curve_type":"linear","curve":[{"temp":30,"value":2000},{"temp":40,"value":6000}]}' \
 	"$(jq -c '.fans[0]' "$TMP/fans.json")"
 expect_eq "/api/v1/fans: the manual fan, its percentages as RPM" \
 	'{"name":"right","mode":"manual","value":2735,"curve":[{"temp":30,"value":2000},{"temp":40,"value":6200}]}' \

@@ -30,22 +30,10 @@ expect_line "--once: temp2 over its max" '^pc87427-isa-0900 temp2 [0-9.]+ °C .*
 	printf '\n[motion]\nenabled = yes\nsensitivity = 15\ninterval = 20ms\n'
 	printf 'disks = sda\npark_time = 3s\n'
 } >"$TMP/hwsightd.conf"
-cat >"$TMP/disk.umockdev" <<'EOF'
-P: /devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0
-E: SUBSYSTEM=scsi
-E: DEVTYPE=scsi_device
-A: unload_heads=0\n
-
-P: /devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda
-E: SUBSYSTEM=block
-E: DEVTYPE=disk
-E: DEVNAME=/dev/sda
-EOF
+sata_disk sda 0 >"$TMP/disk.umockdev"
 cat >"$TMP/run.sh" <<'EOF'
 sys=$UMOCKDEV_DIR/sys/devices
 scsi=$sys/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0
-# umockdev makes no "device" link; the kernel has one.
-ln -s ../.. "$scsi/block/sda/device"
 cur=$sys/platform/ams/current
 chip=$sys/platform/pc87427.2304
 set_to() { printf '%s\n' "$2" >"$1.new" && mv "$1.new" "$1"; }

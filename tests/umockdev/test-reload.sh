@@ -79,7 +79,8 @@ notify=$(cat "$TMP/notify.log")
 # step N: the lines the run wrote for its Nth reload.
 step() { awk -v n="$1" '/^== / { i++ } i == n && !/^== /' "$TMP/steps"; }
 
-expect_line "started, watching the motion sensor" '^<6>watching the motion sensor every 20 ms' "$log"
+# No disk in the testbed (disks = auto by default): the guard runs, idle.
+expect_line "started, the motion guard idle without a disk" '^<6>motion sensor idle: no rotational disk' "$log"
 expect_line "an unreadable motion sensor: refused, saying why" \
 	'^<3>reload refused: motion sensor: Permission denied; the running configuration stays in force$' "$log"
 expect_line "... and polling went on" '^polls after: [2-9]' "$(step 1)"

@@ -61,6 +61,9 @@ TEST(defaults_without_a_file)
 	ASSERT_EQ(c->n_cameras, 0);
 	ASSERT_FALSE(c->motion.enabled);
 	ASSERT_EQ(c->motion.park_ms, 5000);
+	ASSERT_TRUE(c->motion.auto_disks);
+	ASSERT_EQ(c->motion.n_disks, 0);
+	ASSERT_FALSE(c->dry_run);
 	ASSERT_NULL(c->path);
 	ASSERT_STR_EQ(c->listen, "127.0.0.1:9787");
 	hwsd_config_free(c);
@@ -90,6 +93,7 @@ TEST(every_key)
 		       "log_target = journal\n"
 		       "log_level = debug\n"
 		       "listen = [::1]:9000\n"
+		       "dry_run = yes\n"
 		       "[chip w83793-*]\n"
 		       "poll_interval = 500ms\n"
 		       "chip_alarms = no\n"
@@ -119,6 +123,7 @@ TEST(every_key)
 	ASSERT_STR_EQ(c->exec, "logger \"$HWSIGHT_EVENT\"");
 	ASSERT_EQ(c->log_level, LOG_DEBUG);
 	ASSERT_STR_EQ(c->listen, "[::1]:9000");
+	ASSERT_TRUE(c->dry_run);
 	ASSERT_EQ(c->n_chips, 1);
 	ASSERT_STR_EQ(c->chips[0].pattern, "w83793-*");
 	ASSERT_EQ(c->chips[0].poll_ms, 500);
@@ -130,7 +135,7 @@ TEST(every_key)
 	ASSERT_TRUE(c->chips[0].thresholds[0].limit == 75.5);
 	ASSERT_STR_EQ(c->chips[0].thresholds[1].feature, "CPU Fan");
 	ASSERT_FALSE(c->chips[0].thresholds[1].is_max);
-	ASSERT_EQ(c->chips[0].thresholds[1].line, 15);
+	ASSERT_EQ(c->chips[0].thresholds[1].line, 16);
 	ASSERT_EQ(c->n_cameras, 1);
 	ASSERT_STR_EQ(c->cameras[0].name, "front");
 	ASSERT_EQ(c->cameras[0].width, 640);
@@ -142,10 +147,35 @@ TEST(every_key)
 	ASSERT_EQ(c->cameras[0].type, HWS_IMAGE_PNG);
 	ASSERT_EQ(c->cameras[0].keep, 0);
 	ASSERT_TRUE(c->motion.enabled);
+	ASSERT_FALSE(c->motion.auto_disks);
 	ASSERT_EQ(c->motion.n_disks, 2);
 	ASSERT_STR_EQ(c->motion.disks[1], "sdb");
 	ASSERT_EQ(c->motion.park_ms, 30000);
 	hwsd_config_free(c);
+}
+
+/* disks = auto (also the default), none or empty (no disks), and the last
+ * disks= of the section is the one that counts. */
+TEST(disks_auto_and_none)
+{
+	static const struct { const char *text; bool auto_disks; size_t n; } cases[] = {
+		{ "[motion]\nenabled = yes\n", true, 0 },
+		{ "[motion]\ndisks = auto\n", true, 0 },
+		{ "[motion]\ndisks = none\n", false, 0 },
+		{ "[motion]\ndisks =\n", false, 0 },
+		{ "[motion]\ndisks = sda\ndisks = auto\n", true, 0 },
+		{ "[motion]\ndisks = auto\ndisks = sdb sdc\n", false, 2 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hwsd_config *c = NULL;
+		char *error = NULL;
+
+		ASSERT_EQ(load(cases[i].text, &c, &error), 0);
+		ASSERT_EQ(c->motion.auto_disks, cases[i].auto_disks);
+		ASSERT_EQ(c->motion.n_disks, cases[i].n);
+		hwsd_config_free(c);
+	}
 }
 
 TEST(listen_off)
@@ -232,7 +262,12 @@ TEST(mistakes_are_refused_with_their_line)
 		     "3: quality: \"0\" is not 1 to 100");
 	expect_error("[camera a]\nsize = 640x480\n", "2: [camera a]: no device");
 	expect_error("[motion]\ndisks = sda ../../etc/passwd\n",
-		     "2: disks: \"../../etc/passwd\" is not a disk name (sda, nvme0n1)");
+		     "2: disks: \"../../etc/passwd\" is not a disk name (sda, nvme0n1), auto or none");
+	expect_error("[motion]\ndisks = auto sda\n", "2: disks: \"auto\" stands alone, without disk names");
+	expect_error("[motion]\ndisks = sda,none\n", "2: disks: \"none\" stands alone, without disk names");
+	expect_error("[motion]\ndisks = sda a23456789012345678901234567890123\n",
+		     "2: disks: \"a23456789012345678901234567890123\" is not a disk name (sda, nvme0n1), auto or none");
+	expect_error("[daemon]\ndry_run = perhaps\n", "2: dry_run: \"perhaps\" is not a boolean (yes or no)");
 	expect_error("[motion]\npark_time = 60s\n",
 		     "2: park_time: 60s is out of range (1000 ms to 30000 ms)");
 	/* The first mistake is the one reported. */

@@ -2,7 +2,8 @@
 /*
  * The daemon's event sink (daemon/events.c): every subscriber hears every
  * event of a moment in order, then every moment-subscriber hears the
- * moment once, and the counters add up begins and ends.
+ * moment once, the counters add up begins and ends, and a producer learns
+ * whether any subscriber acts on its events.
  */
 #include <math.h>
 
@@ -79,6 +80,36 @@ TEST(counters_add_up_begins_and_ends)
 	ASSERT_EQ(atomic_load(&c.alarms_active), 1u);
 	ASSERT_EQ(atomic_load(&c.motion_events), 1ull);
 	ASSERT_TRUE(!atomic_load(&c.in_motion));
+	hwsd_events_free(s);
+}
+
+static bool wants_motion(void *userdata, const char *event)
+{
+	return *(bool *)userdata && !strcmp(event, "motion");
+}
+
+static const struct hwsd_subscriber snapper = { .event = first_event, .wants = wants_motion };
+
+/* A producer asks whether anyone acts on its events: the record keepers
+ * (no @wants) never do; a subscriber with @wants says for itself. */
+TEST(wanted_only_when_a_subscriber_says_so)
+{
+	struct hwsd_events *s;
+	struct hwsd_counters c = { 0 };
+	struct heard h = { "" };
+	bool on = false;
+
+	ASSERT_FALSE(hwsd_events_wanted(NULL, "motion"));
+	ASSERT_EQ(hwsd_events_new(&s), 0);
+	ASSERT_FALSE(hwsd_events_wanted(s, "motion"));
+	ASSERT_EQ(hwsd_events_subscribe(s, &hwsd_counters_subscriber, &c), 0);
+	ASSERT_EQ(hwsd_events_subscribe(s, &first, &h), 0);
+	ASSERT_FALSE(hwsd_events_wanted(s, "motion"));
+	ASSERT_EQ(hwsd_events_subscribe(s, &snapper, &on), 0);
+	ASSERT_FALSE(hwsd_events_wanted(s, "motion"));
+	on = true;
+	ASSERT_TRUE(hwsd_events_wanted(s, "motion"));
+	ASSERT_FALSE(hwsd_events_wanted(s, "alarm"));
 	hwsd_events_free(s);
 }
 
