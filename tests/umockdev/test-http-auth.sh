@@ -115,6 +115,10 @@ expect_eq "... and the running passwords stay: 200" 200 "$(status -u prometheus:
 check "... the daemon runs on" kill -0 "$DAEMON_PID"
 htpasswd -nbB prometheus new-secret >"$TMP/users"
 
+# --- SIGTERM: a clean exit, and (under ASan) no leak.
+prometheus_stop
+daemon_stop
+
 # --- configs refused at the start, with FILE:LINE.
 # conf_http LINE...: $TMP/bad.conf, a [daemon] for a quick refusal and the
 # given lines after it.

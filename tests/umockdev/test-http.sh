@@ -240,19 +240,7 @@ polls2=$(polls)
 check "polling went on throughout ($polls0, $polls1, $polls2 polls)" [ "$polls2" -gt "$polls1" ]
 
 # --- SIGTERM: a clean exit, and (under ASan) no leak.
-kill -TERM "$DAEMON_PID"
-if ! wait_for 200 gone "$UMOCKDEV_PID"; then
-	not_ok "SIGTERM: exit within 20 s" "still running; its threads: $(cat /proc/"$DAEMON_PID"/task/*/comm | sort | uniq -c)"
-else
-	wait "$UMOCKDEV_PID"
-	expect_eq "SIGTERM: exit 0" 0 "$?"
-fi
-DAEMON_PID='' UMOCKDEV_PID=''
-if grep -Eq 'Sanitizer|runtime error' "$TMP/daemon.log"; then
-	not_ok "no sanitizer report" "$(grep -E -A 30 -m 1 'Sanitizer|runtime error' "$TMP/daemon.log")"
-else
-	ok "no sanitizer report"
-fi
+daemon_stop
 printf '# %d s\n' $((SECONDS - start))
 
 summary
