@@ -24,11 +24,15 @@ PC87427=$TESTBEDS/pc87427.umockdev
 
 cleanup_on_exit 'prometheus_stop; daemon_cleanup; wait 2>/dev/null; rm -rf "$TMP"'
 
-# A certificate for 127.0.0.1, which Prometheus checks against itself as
-# the CA; a second key that is not its own.
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
-	-addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>"$TMP/openssl.log" ||
-	die "openssl could not make a certificate: $(cat "$TMP/openssl.log")"
+# make_cert: a new self-signed certificate for 127.0.0.1 in cert.pem, which
+# the clients check against itself as the CA, and its key in key.pem.
+make_cert() {
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>"$TMP/openssl.log" ||
+		die "openssl could not make a certificate: $(cat "$TMP/openssl.log")"
+}
+# A certificate, and a second key that is not its own.
+make_cert
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$TMP/other-key.pem" 2>>"$TMP/openssl.log" ||
 	die "openssl could not make a key: $(cat "$TMP/openssl.log")"
 htpasswd -nbB prometheus scrape-secret >"$TMP/users" && htpasswd -nbB admin 'admin secret' >>"$TMP/users" ||
@@ -114,6 +118,19 @@ expect_line "a users file with a line that is no bcrypt hash: refused with its F
 expect_eq "... and the running passwords stay: 200" 200 "$(status -u prometheus:new-secret "$URL/metrics")"
 check "... the daemon runs on" kill -0 "$DAEMON_PID"
 htpasswd -nbB prometheus new-secret >"$TMP/users"
+
+# A new certificate and key: the server starts again with them (on
+# another port, as the test listens on port 0).
+cp "$TMP/cert.pem" "$TMP/old-cert.pem"
+make_cert
+kill -HUP "$DAEMON_PID"
+# new_port: the port of the second "serving HTTPS" line, once there is one.
+new_port() { sed -n 's/.*serving HTTPS on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/daemon.log" | sed -n 2p; }
+wait_for 100 test -n "$(new_port)"
+URL=https://127.0.0.1:$(new_port)
+expect_eq "after SIGHUP with a new certificate: served with it" 200 "$(status -u prometheus:new-secret "$URL/metrics")"
+expect_eq "... and no longer with the old one" 000 \
+	"$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$TMP/old-cert.pem" "$URL/metrics")"
 
 # --- SIGTERM: a clean exit, and (under ASan) no leak.
 prometheus_stop
