@@ -27,13 +27,13 @@ cleanup_on_exit 'prometheus_stop; daemon_cleanup; wait 2>/dev/null; rm -rf "$TMP
 # make_cert: a new self-signed certificate for 127.0.0.1 in cert.pem, which
 # the clients check against itself as the CA, and its key in key.pem.
 make_cert() {
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
 		-addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>"$TMP/openssl.log" ||
 		die "openssl could not make a certificate: $(cat "$TMP/openssl.log")"
 }
 # A certificate, and a second key that is not its own.
 make_cert
-openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$TMP/other-key.pem" 2>>"$TMP/openssl.log" ||
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out "$TMP/other-key.pem" 2>>"$TMP/openssl.log" ||
 	die "openssl could not make a key: $(cat "$TMP/openssl.log")"
 htpasswd -nbB prometheus scrape-secret >"$TMP/users" && htpasswd -nbB admin 'admin secret' >>"$TMP/users" ||
 	die "htpasswd could not write the users file"
@@ -103,7 +103,9 @@ expect_line "Prometheus without the password: the target is down with a 401" '^\
 # --- SIGHUP: a changed users file comes in, a broken one does not.
 htpasswd -nbB prometheus new-secret >"$TMP/users"
 kill -HUP "$DAEMON_PID"
-wait_for 100 test "$(status -u prometheus:new-secret "$URL/metrics")" = 200
+# lets_in USER:PASSWORD: the daemon answers 200 to it.
+lets_in() { [ "$(status -u "$1" "$URL/metrics")" = 200 ]; }
+wait_for 100 lets_in prometheus:new-secret
 expect_eq "after SIGHUP: the new password: 200" 200 "$(status -u prometheus:new-secret "$URL/metrics")"
 expect_eq "... the old one (remembered before): 401" 401 "$(status -u prometheus:scrape-secret "$URL/metrics")"
 expect_eq "... a user no longer in the file: 401" 401 "$(status -u 'admin:admin secret' "$URL/metrics")"
@@ -124,9 +126,10 @@ htpasswd -nbB prometheus new-secret >"$TMP/users"
 cp "$TMP/cert.pem" "$TMP/old-cert.pem"
 make_cert
 kill -HUP "$DAEMON_PID"
-# new_port: the port of the second "serving HTTPS" line, once there is one.
+# new_port: the port of the second "serving HTTPS" line, if there is one.
 new_port() { sed -n 's/.*serving HTTPS on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/daemon.log" | sed -n 2p; }
-wait_for 100 test -n "$(new_port)"
+has_new_port() { [ -n "$(new_port)" ]; }
+wait_for 100 has_new_port
 URL=https://127.0.0.1:$(new_port)
 expect_eq "after SIGHUP with a new certificate: served with it" 200 "$(status -u prometheus:new-secret "$URL/metrics")"
 expect_eq "... and no longer with the old one" 000 \
