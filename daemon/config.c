@@ -3,6 +3,7 @@
  * hwsightd.conf: inih splits the file into sections and keys; this file
  * gives them meaning and refuses what makes none, with FILE:LINE.
  */
+#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <ini.h>
@@ -267,6 +268,7 @@ static int daemon_key(struct parser *p, const char *name, const char *v)
 		}
 		if (!strchr(v, ':'))
 			return conf_fail(p, "listen: \"%s\" is not ADDRESS:PORT or off", v);
+		c->listen_line = p->line;
 		return conf_string(p, name, v, &c->listen);
 	}
 	if (!strcmp(name, "log_target")) {
@@ -517,6 +519,27 @@ static int motion_key(struct parser *p, const char *name, const char *v)
 	return conf_fail(p, "unknown key \"%s\" in [motion]", name);
 }
 
+static int http_key(struct parser *p, const char *name, const char *v)
+{
+	struct hwsd_http_conf *h = &p->c->http;
+
+	if (!strcmp(name, "tls_cert_file")) {
+		h->tls_cert_line = p->line;
+		return conf_path(p, name, v, "an absolute path", &h->tls_cert_file);
+	}
+	if (!strcmp(name, "tls_key_file")) {
+		h->tls_key_line = p->line;
+		return conf_path(p, name, v, "an absolute path", &h->tls_key_file);
+	}
+	if (!strcmp(name, "basic_auth_users")) {
+		h->basic_auth_users_line = p->line;
+		return conf_path(p, name, v, "an absolute path", &h->basic_auth_users);
+	}
+	if (!strcmp(name, "cameras_without_auth"))
+		return conf_bool(p, name, v, &h->cameras_without_auth);
+	return conf_fail(p, "unknown key \"%s\" in [http]", name);
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parser *p = user;
@@ -531,11 +554,67 @@ static int handler(void *user, const char *section, const char *name, const char
 		return camera_key(p, section + 7 + strspn(section + 7, " "), name, value);
 	if (!strcmp(section, "motion"))
 		return motion_key(p, name, value);
+	if (!strcmp(section, "http"))
+		return http_key(p, name, value);
 	if (!strncmp(section, "fan ", 4))
 		return conf_fan_key(p, section + 4 + strspn(section + 4, " "), name, value);
 	if (!*section)
-		return conf_fail(p, "\"%s\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [fan NAME])", name);
+		return conf_fail(p, "\"%s\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [fan NAME], [http])", name);
 	return conf_fail(p, "unknown section [%s]", section);
+}
+
+int hwsd_listen_is_loopback(const char *listen)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *end;
+	struct in6_addr a6;
+	struct in_addr a4;
+	size_t len;
+
+	if (listen[0] == '[') {
+		listen++;
+		end = strchr(listen, ']');
+	} else
+		end = strrchr(listen, ':');
+	if (!end || (len = (size_t)(end - listen)) >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, listen, len);
+	host[len] = '\0';
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6) || (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+	return -EINVAL;
+}
+
+bool hwsd_config_exposed_cameras(const struct hwsd_config *c, const char *listen)
+{
+	/* An address that is none is refused when the server starts. */
+	return listen && strcmp(listen, "off") && c->n_cameras && !c->http.basic_auth_users &&
+	       !c->http.cameras_without_auth && hwsd_listen_is_loopback(listen) == 0;
+}
+
+/* TLS takes a certificate and its key; cameras beyond this machine take a
+ * password, or the config's word that they need none. */
+static void check_http(struct parser *p)
+{
+	const struct hwsd_http_conf *h = &p->c->http;
+
+	if (p->error)
+		return;
+	if (!h->tls_cert_file != !h->tls_key_file) {
+		p->line = h->tls_cert_file ? h->tls_cert_line : h->tls_key_line;
+		conf_fail(p, "%s without %s: TLS needs both the certificate and its key",
+			  h->tls_cert_file ? "tls_cert_file" : "tls_key_file",
+			  h->tls_cert_file ? "tls_key_file" : "tls_cert_file");
+		return;
+	}
+	if (hwsd_config_exposed_cameras(p->c, p->c->listen)) {
+		p->line = p->c->listen_line;
+		conf_fail(p, "listen = %s serves the cameras' frames to every machine that can reach it; "
+			  "set [http] basic_auth_users (and tls_cert_file, tls_key_file), listen on 127.0.0.1, "
+			  "or say [http] cameras_without_auth = yes", p->c->listen);
+	}
 }
 
 /* What no single key can say. */
@@ -550,6 +629,7 @@ static void check(struct parser *p)
 	}
 	for (size_t i = 0; i < p->c->n_fans && !p->error; i++)
 		conf_fan_check(p, &p->c->fans[i]);
+	check_http(p);
 }
 
 static struct hwsd_config *config_new(void)
@@ -674,6 +754,9 @@ struct hwsd_config *hwsd_config_free(struct hwsd_config *c)
 	free(c->state_dir);
 	free(c->exec);
 	free(c->listen);
+	free(c->http.tls_cert_file);
+	free(c->http.tls_key_file);
+	free(c->http.basic_auth_users);
 	free(c);
 	return NULL;
 }

@@ -104,6 +104,20 @@ struct hwsd_fan_conf {
 	bool retake;            /* on_conflict = retake, else yield */
 };
 
+/* [http]: who may read what the HTTP side serves. The files are read
+ * beside the config (hwsd_http_access_load()); the lines are for its
+ * messages. */
+struct hwsd_http_conf {
+	char *tls_cert_file;    /* PEM; with tls_key_file, HTTPS only */
+	unsigned tls_cert_line;
+	char *tls_key_file;
+	unsigned tls_key_line;
+	char *basic_auth_users; /* USER:BCRYPT lines; NULL: no password asked */
+	unsigned basic_auth_users_line;
+	bool cameras_without_auth; /* serve the cameras beyond this machine
+				    * to whoever asks */
+};
+
 struct hwsd_config {
 	char *path;             /* NULL when running on the defaults */
 	unsigned poll_ms;
@@ -112,6 +126,8 @@ struct hwsd_config {
 	char *state_dir;
 	char *exec;
 	char *listen;           /* HTTP: "127.0.0.1:9787"; NULL: not at all */
+	unsigned listen_line;   /* 0: the default */
+	struct hwsd_http_conf http;
 	int log_target;         /* enum hwsd_log_target */
 	int log_level;
 	struct hwsd_chip_conf *chips;
@@ -149,6 +165,19 @@ struct hwsd_config *hwsd_config_free(struct hwsd_config *c);
 const struct hwsd_chip_conf *hwsd_config_chip(const struct hwsd_config *c,
 					      const struct hws_sensors *s,
 					      const struct hws_chip *chip);
+
+/*
+ * hwsd_config_exposed_cameras - would @listen serve @c's cameras to other
+ * machines without a password, and the config not say that it may?
+ * @listen: "ADDRESS:PORT"; NULL or "off": not at all
+ *
+ * Only a loopback address (127.0.0.0/8, ::1) keeps them on this machine.
+ */
+bool hwsd_config_exposed_cameras(const struct hwsd_config *c, const char *listen);
+
+/* Is the address of @listen ("ADDRESS:PORT", "[ADDRESS]:PORT") a loopback
+ * address? Return: 1, 0, or -EINVAL when it is no numeric address. */
+int hwsd_listen_is_loopback(const char *listen);
 
 /* "2s", "500ms", "5min", "1h", "3" (seconds) into ms. Return: 0 or -EINVAL. */
 int hwsd_parse_duration(const char *text, unsigned *ret_ms);

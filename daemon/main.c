@@ -41,6 +41,7 @@ struct options {
 	bool once;
 	bool test_config;
 	bool restore_fans;
+	bool print_ip_allow;
 	bool dry_run;
 	int log_level;          /* -1: the config's */
 	int log_target;         /* -1: the config's */
@@ -60,6 +61,7 @@ struct main_loop {
 	int ready_fd;           /* the detached parent waits on it; -1 */
 	bool detached;          /* and ready: stderr is /dev/null */
 	struct hwsd_http *http;   /* NULL when not listening */
+	struct hwsd_http_access *access; /* what d.config's [http] files hold */
 	char *http_listen;        /* where it listens */
 };
 
@@ -78,6 +80,7 @@ static void usage(FILE *f)
 	      "      --log-level LEVEL  debug, info, notice, warning or err\n"
 	      "      --log-target T     auto, journal or stderr\n"
 	      "      --listen ADDR:PORT serve HTTP there (default 127.0.0.1:9787), or off\n"
+	      "      --print-ip-allow   print the IPAddressAllow= that listen= needs, exit\n"
 	      "  -h, --help             this help\n"
 	      "      --version          the version\n", f);
 }
@@ -85,7 +88,7 @@ static void usage(FILE *f)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_LISTEN, OPT_VERSION, OPT_RESTORE_FANS,
-	       OPT_DRY_RUN };
+	       OPT_DRY_RUN, OPT_PRINT_IP_ALLOW };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
@@ -96,6 +99,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "print-ip-allow", no_argument, NULL, OPT_PRINT_IP_ALLOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -112,6 +116,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_RESTORE_FANS: o->restore_fans = true; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
 		case OPT_LISTEN: o->listen = optarg; break;
+		case OPT_PRINT_IP_ALLOW: o->print_ip_allow = true; break;
 		case OPT_LOG_LEVEL:
 			o->log_level = hwsd_log_level_from_string(optarg);
 			if (o->log_level < 0) {
@@ -173,6 +178,50 @@ static int load_config(const struct options *o, struct hwsd_config **ret)
 			return -ENOMEM;
 		}
 	}
+	return 0;
+}
+
+static const char *listen_of(const struct options *o, const struct hwsd_config *c)
+{
+	const char *listen = o->listen ? o->listen : c->listen;
+
+	return listen && strcmp(listen, "off") ? listen : NULL;
+}
+
+/* What @c's [http] files hold, and whether --listen takes the cameras
+ * beyond this machine where the config did not; failures are logged. */
+static int access_load(const struct options *o, const struct hwsd_config *c, struct hwsd_http_access **ret)
+{
+	char *error = NULL;
+	int r;
+
+	if (o->listen && hwsd_config_exposed_cameras(c, listen_of(o, c))) {
+		log_error("--listen %s serves the cameras' frames to every machine that can reach it; "
+			  "set [http] basic_auth_users in %s, listen on 127.0.0.1, or say [http] cameras_without_auth = yes",
+			  o->listen, c->path ? c->path : HWSD_DEFAULT_CONFIG);
+		return -EINVAL;
+	}
+	r = hwsd_http_access_load(c, ret, &error);
+	if (r == -EINVAL)
+		log_error("%s", error ? error : "[http]: bad files");
+	else if (r < 0)
+		log_error("[http]: %s", strerror(-r));
+	free(error);
+	return r;
+}
+
+/*
+ * --print-ip-allow: the unit's IP allow-list for listen= (or --listen),
+ * for the systemd generator. The clients of a loopback address are this
+ * machine; those of any other address can be anywhere, and the password
+ * and TLS of [http] are what keep them out. A config that does not load
+ * gets the narrowest list: the daemon will not start with it anyway.
+ */
+static int print_ip_allow(const struct options *o, const struct hwsd_config *c)
+{
+	const char *listen = c ? listen_of(o, c) : NULL;
+
+	printf("%s\n", !listen || hwsd_listen_is_loopback(listen) > 0 ? "localhost" : "any");
 	return 0;
 }
 
@@ -393,21 +442,25 @@ static int jobs_start(struct hwsd *d, struct hwsd_guard *guard, struct hwsd_fans
 }
 
 /* The HTTP side, where --listen or the config says; a failure is logged.
- * A reload that leaves the address alone leaves the server and its
- * clients alone. Return: 0 or -errno. */
+ * A reload that leaves the address and the certificate alone leaves the
+ * server and its clients alone, and only swaps the users. Return: 0 or
+ * -errno. */
 static int http_start(struct main_loop *ml)
 {
-	const char *listen = ml->o.listen ? ml->o.listen : ml->d.config->listen;
+	const char *listen = listen_of(&ml->o, ml->d.config);
 	int r = 0;
 
-	if (listen && !strcmp(listen, "off"))
-		listen = NULL;
-	if (ml->http && listen && ml->http_listen && !strcmp(listen, ml->http_listen))
+	if (ml->http && listen && ml->http_listen && !strcmp(listen, ml->http_listen) &&
+	    hwsd_http_access_same_tls(hwsd_http_access(ml->http), ml->access)) {
+		/* New passwords apply from the next request; the cache of
+		 * checked ones went with the old users. */
+		hwsd_http_set_access(ml->http, ml->access);
 		return 0;
+	}
 	ml->http = hwsd_http_stop(ml->http);
 	free(ml->http_listen);
 	ml->http_listen = NULL;
-	if (listen && (r = hwsd_http_start(&ml->view, listen, &ml->http)) == 0)
+	if (listen && (r = hwsd_http_start(&ml->view, listen, ml->access, &ml->http)) == 0)
 		ml->http_listen = strdup(listen);
 	return r;
 }
@@ -451,17 +504,20 @@ static void reload(struct main_loop *ml)
 	struct hwsd *d = &ml->d;
 	struct hwsd_config *c = NULL, *old = d->config;
 	struct hwsd_guard *guard = NULL;
+	struct hwsd_http_access *access = NULL;
 	struct hwsd_fans *paused;
 	char why[768];
 	int r;
 
 	log_info("reloading %s", ml->o.config ? ml->o.config : HWSD_DEFAULT_CONFIG);
-	if (load_config(&ml->o, &c) < 0) {
+	if (load_config(&ml->o, &c) < 0 || access_load(&ml->o, c, &access) < 0) {
 		log_error("reload refused; the running configuration stays in force");
+		hwsd_config_free(c);
 		return;
 	}
 	if (jobs_prepare(d, c, &guard, why, sizeof(why)) < 0) {
 		refuse(why);
+		hwsd_http_access_unref(access);
 		hwsd_config_free(c);
 		return;
 	}
@@ -474,6 +530,7 @@ static void reload(struct main_loop *ml)
 	if (r < 0) {
 		refuse(why);
 		hwsd_guard_free(guard);
+		hwsd_http_access_unref(access);
 		hwsd_config_free(c);
 		r = hwsd_pollers_start(d);
 		if (r >= 0)
@@ -490,7 +547,11 @@ static void reload(struct main_loop *ml)
 	config_use(d, c);
 	apply_logging(ml);
 	r = jobs_start(d, guard, paused);
-	if (r < 0) {
+	if (r >= 0) {
+		hwsd_http_access_unref(ml->access);
+		ml->access = access;
+	} else {
+		hwsd_http_access_unref(access);
 		snprintf(why, sizeof(why), "its jobs cannot start: %s", strerror(-r));
 		refuse(why);
 		config_use(d, old);
@@ -740,6 +801,7 @@ static void teardown(struct main_loop *ml)
 	ml->sleep = hwsd_sleep_free(ml->sleep);
 	ml->http = hwsd_http_stop(ml->http);
 	free(ml->http_listen);
+	ml->access = hwsd_http_access_unref(ml->access);
 	jobs_stop(d);
 	if (d->poll_wq)
 		destroy_workqueue(d->poll_wq);
@@ -776,6 +838,8 @@ int main(int argc, char **argv)
 	hwsd_log_setup(ml.o.log_target >= 0 ? ml.o.log_target : HWSD_LOG_AUTO,
 		       ml.o.log_level >= 0 ? ml.o.log_level : LOG_INFO);
 	if (load_config(&ml.o, &d->config) < 0) {
+		if (ml.o.print_ip_allow)
+			return print_ip_allow(&ml.o, NULL);
 		/* A broken config must not keep fans from being put back. */
 		if (ml.o.restore_fans && hwsd_config_load(NULL, &d->config, NULL) >= 0) {
 			log_warning("restoring from %s", d->config->fan_state);
@@ -785,8 +849,18 @@ int main(int argc, char **argv)
 	}
 	if (ml.o.restore_fans)
 		return restore_fans_only(d->config);
+	if (ml.o.print_ip_allow) {
+		print_ip_allow(&ml.o, d->config);
+		hwsd_config_free(d->config);
+		return 0;
+	}
+	if (access_load(&ml.o, d->config, &ml.access) < 0) {
+		hwsd_config_free(d->config);
+		return 1;
+	}
 	if (ml.o.test_config) {
 		printf("%s: ok\n", d->config->path ? d->config->path : "no config file, the defaults");
+		hwsd_http_access_unref(ml.access);
 		hwsd_config_free(d->config);
 		return 0;
 	}

@@ -22,25 +22,40 @@ endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/hwsightd.service.in
                ${CMAKE_CURRENT_BINARY_DIR}/hwsightd.service @ONLY)
 
-# Where the unit goes. With the prefix /usr, systemd's own directory (as
-# its pkg-config file says: /lib/systemd/system on Debian 12). With any
-# other prefix, lib/systemd/system under it, so that an install never
+# Where systemd's files go. With the prefix /usr, systemd's own directory
+# (as its pkg-config file says: /lib/systemd/system on Debian 12). With any
+# other prefix, lib/systemd/SUBDIR under it, so that an install never
 # writes outside its prefix: systemd reads /usr/local/lib/systemd/system
-# too. HWS_SYSTEMD_UNITDIR overrides both.
-set(HWS_SYSTEMD_UNITDIR "" CACHE STRING
-  "Directory for hwsightd.service (empty: systemd's with prefix /usr, else PREFIX/lib/systemd/system)")
-if(HWS_SYSTEMD_UNITDIR)
-  set(hws_unitdir ${HWS_SYSTEMD_UNITDIR})
-else()
-  set(hws_unitdir lib/systemd/system)
-  if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
-    pkg_get_variable(hws_pc_unitdir systemd systemdsystemunitdir)
-    if(hws_pc_unitdir)
-      set(hws_unitdir ${hws_pc_unitdir})
+# (and system-generators) too. A non-empty cache variable OVERRIDE wins.
+function(hws_systemd_dir var pc_variable subdir override)
+  if(${override})
+    set(dir ${${override}})
+  else()
+    set(dir lib/systemd/${subdir})
+    if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+      pkg_get_variable(pc_dir systemd ${pc_variable})
+      if(pc_dir)
+        set(dir ${pc_dir})
+      endif()
     endif()
   endif()
-endif()
+  set(${var} ${dir} PARENT_SCOPE)
+endfunction()
+
+set(HWS_SYSTEMD_UNITDIR "" CACHE STRING
+  "Directory for hwsightd.service (empty: systemd's with prefix /usr, else PREFIX/lib/systemd/system)")
+hws_systemd_dir(hws_unitdir systemdsystemunitdir system HWS_SYSTEMD_UNITDIR)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hwsightd.service DESTINATION ${hws_unitdir})
+
+# The generator that makes the unit's IP allow-list follow listen=
+# (hwsightd-generator.in says how).
+set(HWSD_DEFAULT_CONFIG /etc/hwsight/hwsightd.conf)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/hwsightd-generator.in
+               ${CMAKE_CURRENT_BINARY_DIR}/hwsightd-generator @ONLY)
+set(HWS_SYSTEMD_GENERATORDIR "" CACHE STRING
+  "Directory for hwsightd-generator (empty: systemd's with prefix /usr, else PREFIX/lib/systemd/system-generators)")
+hws_systemd_dir(hws_generatordir systemdsystemgeneratordir system-generators HWS_SYSTEMD_GENERATORDIR)
+install(PROGRAMS ${CMAKE_CURRENT_BINARY_DIR}/hwsightd-generator DESTINATION ${hws_generatordir})
 
 # Tests: the unit as installed must load without a single complaint, and
 # its sandbox must not quietly loosen: systemd-analyze security rates it
@@ -54,7 +69,11 @@ if(BUILD_TESTING AND TARGET hwsightd)
   add_test(NAME systemd/unit-security
     COMMAND /bin/sh ${CMAKE_CURRENT_LIST_DIR}/test-unit.sh security
       ${CMAKE_CURRENT_BINARY_DIR}/hwsightd.service 2.0)
-  set_tests_properties(systemd/unit-verify systemd/unit-security PROPERTIES
+  add_test(NAME systemd/generator
+    COMMAND /bin/sh ${CMAKE_CURRENT_LIST_DIR}/test-unit.sh generator
+      ${CMAKE_CURRENT_BINARY_DIR}/hwsightd.service $<TARGET_FILE:hwsightd>
+      ${CMAKE_CURRENT_BINARY_DIR}/hwsightd-generator)
+  set_tests_properties(systemd/unit-verify systemd/unit-security systemd/generator PROPERTIES
     LABELS unit TIMEOUT 60)
 endif()
 

@@ -3,6 +3,7 @@
 #
 # daemon/test-unit.sh verify UNIT DAEMON MANDIR
 # daemon/test-unit.sh security UNIT THRESHOLD
+# daemon/test-unit.sh generator UNIT DAEMON GENERATOR
 #
 # verify: systemd-analyze verify on the configured hwsightd.service, with
 # ExecStart= and ExecStopPost= pointed at the daemon just built (the installed path does not
@@ -15,6 +16,11 @@
 # security: systemd-analyze security --offline on the unit; fails when
 # the overall exposure rises above THRESHOLD (as it prints it: 2.0), and
 # lists what is exposed either way.
+#
+# generator: hwsightd-generator with DAEMON on configs listening on
+# loopback, on 0.0.0.0 and on a config that does not load: only the
+# second gets a drop-in, IPAddressAllow=any, and the unit with it still
+# passes systemd-analyze verify.
 
 set -u
 
@@ -33,20 +39,25 @@ mode=${1:-}
 unit=${2:-}
 [ -f "$unit" ] || die "no unit file '$unit'"
 
+# unit_with DAEMON DIR: the unit in DIR/hwsightd.service, with only the
+# program's path changed to DAEMON's (ExecStart=, and ExecStopPost=, which
+# runs --restore-fans): the installed path does not exist yet.
+unit_with() {
+	[ -x "$1" ] || die "no daemon binary '$1'"
+	grep -q '^ExecStart=/[^ ]*/hwsightd ' "$unit" ||
+		die "$unit: ExecStart= does not run hwsightd by absolute path"
+	sed "s|^\(Exec[A-Za-z]*=\)/[^ ]*/hwsightd |\1$1 |" "$unit" >"$2/hwsightd.service"
+}
+
 case $mode in
 verify)
 	daemon=${3:-}
 	mandir=${4:-}
-	[ -x "$daemon" ] || die "no daemon binary '$daemon'"
 	[ -d "$mandir" ] || die "no manual page directory '$mandir'"
 	# systemd-analyze runs in $TMP, and ExecStart= wants an absolute path.
 	case $daemon in /*) ;; *) daemon=$PWD/$daemon ;; esac
 	case $mandir in /*) ;; *) mandir=$PWD/$mandir ;; esac
-	grep -q '^ExecStart=/[^ ]*/hwsightd ' "$unit" ||
-		die "$unit: ExecStart= does not run hwsightd by absolute path"
-	# The same file, with only the program's path changed (ExecStart= and
-	# ExecStopPost=, which runs --restore-fans).
-	sed "s|^\(Exec[A-Za-z]*=\)/[^ ]*/hwsightd |\1$daemon |" "$unit" >"$TMP/hwsightd.service"
+	unit_with "$daemon" "$TMP"
 
 	man_opt=--man=yes
 	if command -v man >/dev/null 2>&1; then
@@ -95,7 +106,57 @@ security)
 	fi
 	echo "ok - exposure at most $threshold"
 	;;
+generator)
+	daemon=${3:-}
+	generator=${4:-}
+	[ -f "$generator" ] || die "no generator '$generator'"
+	case $daemon in /*) ;; *) daemon=$PWD/$daemon ;; esac
+	fail=0
+	# run NAME LISTEN_LINE: the generator on a config with LISTEN_LINE,
+	# into $TMP/NAME.
+	run() {
+		mkdir -p "$TMP/$1"
+		printf '[daemon]\n%s\n' "$2" >"$TMP/$1.conf"
+		HWSIGHTD=$daemon HWSIGHTD_CONFIG=$TMP/$1.conf /bin/sh "$generator" "$TMP/$1" "$TMP/$1" "$TMP/$1" ||
+			{ echo "not ok - $1: the generator failed"; fail=1; }
+	}
+	run loopback 'listen = 127.0.0.1:9787'
+	if [ -e "$TMP/loopback/hwsightd.service.d" ]; then
+		echo "not ok - listen = 127.0.0.1: no drop-in (the unit's localhost is right)"
+		fail=1
+	else
+		echo "ok - listen = 127.0.0.1: no drop-in"
+	fi
+	run broken 'listen = 0.0.0.0:9787
+no key here'
+	if [ -e "$TMP/broken/hwsightd.service.d" ]; then
+		echo "not ok - a config that does not load: no drop-in"
+		fail=1
+	else
+		echo "ok - a config that does not load: no drop-in"
+	fi
+	run any 'listen = 0.0.0.0:9787'
+	dropin=$TMP/any/hwsightd.service.d/50-listen.conf
+	if [ "$(grep '^IPAddressAllow=' "$dropin" 2>/dev/null)" = IPAddressAllow=any ]; then
+		echo "ok - listen = 0.0.0.0: a drop-in with IPAddressAllow=any"
+	else
+		echo "not ok - listen = 0.0.0.0: a drop-in with IPAddressAllow=any"
+		sed 's/^/#   /' "$dropin" 2>/dev/null
+		fail=1
+	fi
+	unit_with "$daemon" "$TMP/any"
+	out=$(cd "$TMP/any" && systemd-analyze verify --man=no ./hwsightd.service 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] || [ -n "$out" ]; then
+		echo "not ok - systemd-analyze verify with the drop-in (exit $rc):"
+		printf '%s\n' "$out" | sed 's/^/#   /'
+		fail=1
+	else
+		echo "ok - systemd-analyze verify with the drop-in: no complaint"
+	fi
+	exit "$fail"
+	;;
 *)
-	die "usage: $0 verify UNIT DAEMON MANDIR | security UNIT THRESHOLD"
+	die "usage: $0 verify UNIT DAEMON MANDIR | security UNIT THRESHOLD | generator UNIT DAEMON GENERATOR"
 	;;
 esac

@@ -37,6 +37,9 @@ static void check_config(const struct hwsd_config *c)
 	FUZZ_CHECK(!c->state_dir || c->state_dir[0] == '/', "state_directory %s", c->state_dir);
 	FUZZ_CHECK(!c->exec || *c->exec, "an empty exec");
 	FUZZ_CHECK(!c->listen || strchr(c->listen, ':'), "listen %s", c->listen);
+	FUZZ_CHECK(!c->http.tls_cert_file == !c->http.tls_key_file, "a TLS certificate without its key");
+	FUZZ_CHECK(!hwsd_config_exposed_cameras(c, c->listen), "cameras served beyond loopback on %s, no password",
+		   c->listen);
 	FUZZ_CHECK(c->log_target == HWSD_LOG_AUTO || c->log_target == HWSD_LOG_JOURNAL ||
 		   c->log_target == HWSD_LOG_STDERR, "log_target %d", c->log_target);
 	FUZZ_CHECK(c->log_level >= LOG_CRIT && c->log_level <= LOG_DEBUG, "log_level %d", c->log_level);

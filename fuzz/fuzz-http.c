@@ -9,12 +9,17 @@
  *    request line or add headers of its own);
  *  - 4, 5: the same with the bytes an HTTP client would escape
  *    percent-escaped, to reach the routes and their query parameters.
+ * The server asks for a password (user "fuzz", password "fuzz", a bcrypt
+ * hash of cost 4 in a users file made at the start): modes 2 to 5 send it,
+ * so that they reach the pages, and a raw request brings its own
+ * Authorization header, or none, to the basic-auth parser.
  * The answer must be a well-formed status line (after any 100 Continue)
  * with one of the statuses the daemon or libmicrohttpd give, and a header
  * block, or a closed connection; within 5 s. The server runs in this
  * process, so ASan, UBSan and LSan watch its threads too.
  */
 #include <arpa/inet.h>
+#include <crypt.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -23,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "events.h"
 #include "http.h"
 #include "live.h"
@@ -50,14 +56,14 @@ static bool verbose;  /* HWS_FUZZ_VERBOSE=1: each answer's status line */
 
 /*
  * 200, and the errors of the daemon (400 bad query parameters or a body,
- * 404, 405 not GET or HEAD, 503 not ready) and of libmicrohttpd (400 a
+ * 401 no or a wrong password, 404, 405 not GET or HEAD, 503 not ready) and of libmicrohttpd (400 a
  * malformed request, 413 a body it will not take, 414 a request line and
  * 431 headers over the 16 KiB, 501 a transfer coding it lacks, 505 an
  * HTTP version it does not speak).
  */
 static bool status_expected(int status)
 {
-	static const int statuses[] = { 200, 400, 404, 405, 413, 414, 431, 501, 503, 505 };
+	static const int statuses[] = { 200, 400, 401, 404, 405, 413, 414, 431, 501, 503, 505 };
 
 	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
 		if (status == statuses[i])
@@ -100,6 +106,31 @@ static void publish_readings(void)
 	};
 }
 
+/* The users file, and the access that reads it, as the daemon would. */
+static struct hwsd_http_access *users_access(void)
+{
+	char path[] = "/tmp/fuzz-http-users.XXXXXX", salt[CRYPT_GENSALT_OUTPUT_SIZE], *error = NULL;
+	struct crypt_data data = { 0 };
+	struct hwsd_config c = { .path = "fuzz-http", .http = { .basic_auth_users = path } };
+	struct hwsd_http_access *a;
+	const char *hash;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	if (fd < 0 || !crypt_gensalt_rn("$2b$", 4, NULL, 0, salt, sizeof(salt)) ||
+	    !(hash = crypt_r("fuzz", salt, &data)) || !(f = fdopen(fd, "w")))
+		abort();
+	fprintf(f, "fuzz:%s\n", hash);
+	fclose(f);
+	if (hwsd_http_access_load(&c, &a, &error) < 0) {
+		fprintf(stderr, "fuzz-http: %s\n", error ? error : "cannot read the users file");
+		abort();
+	}
+	unlink(path);
+	return a;
+}
+
 static bool is_listening(int fd)
 {
 	int on = 0;
@@ -118,6 +149,7 @@ static void stop(void)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static bool before[MAX_FD];
+	struct hwsd_http_access *access;
 	int r;
 
 	(void)argc, (void)argv;
@@ -128,7 +160,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* libmicrohttpd does not say which port it took: find its socket. */
 	for (int fd = 0; fd < MAX_FD; fd++)
 		before[fd] = is_listening(fd);
-	r = hwsd_http_start(&published.view, "127.0.0.1:0", &http);
+	access = users_access();
+	r = hwsd_http_start(&published.view, "127.0.0.1:0", access, &http);
+	access = hwsd_http_access_unref(access);
 	if (r < 0) {
 		fprintf(stderr, "fuzz-http: cannot start the HTTP side: %s\n", strerror(-r));
 		abort();
@@ -161,6 +195,8 @@ static void put(char **buf, size_t *len, const void *p, size_t n)
 static char *build_request(const uint8_t *data, size_t size, size_t *ret_len)
 {
 	static const char hex[] = "0123456789ABCDEF";
+	/* "fuzz:fuzz" in base64. */
+	static const char tail[] = " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ZnV6ejpmdXp6\r\n\r\n";
 	unsigned mode = size ? data[0] % 6 : 0;
 	char *req = NULL;
 	size_t len = 0;
@@ -184,7 +220,7 @@ static char *build_request(const uint8_t *data, size_t size, size_t *ret_len)
 			put(&req, &len, &c, 1);
 		}
 	}
-	put(&req, &len, " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 31);
+	put(&req, &len, tail, sizeof(tail) - 1);
 	*ret_len = len;
 	return req;
 }

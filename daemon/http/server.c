@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -27,6 +28,9 @@
 struct hwsd_http {
 	const struct hwsd_view *view;
 	struct MHD_Daemon *mhd;
+	struct hwsd_http_access *tls;   /* what libmicrohttpd was started with */
+	pthread_mutex_t lock;
+	struct hwsd_http_access *access; /* L: lock */
 };
 
 static const char *const no_params[] = { NULL };
@@ -151,6 +155,49 @@ static bool has_body(struct MHD_Connection *c)
 	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 }
 
+/* A password asked and not given, or wrong: 401, and the header that
+ * makes a browser or curl ask for one. */
+static enum MHD_Result unauthorized(struct MHD_Connection *c)
+{
+	static const char body[] = "a user and password are needed (HTTP basic auth)\n";
+	struct MHD_Response *resp;
+	enum MHD_Result r;
+
+	resp = MHD_create_response_from_buffer(sizeof(body) - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	r = MHD_queue_basic_auth_fail_response(c, "hwsightd", resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+static bool authorized(struct hwsd_http *h, struct MHD_Connection *c)
+{
+	struct hwsd_http_access *a;
+	char *user, *password = NULL;
+	bool ok;
+
+	pthread_mutex_lock(&h->lock);
+	a = hwsd_http_access_ref(h->access);
+	pthread_mutex_unlock(&h->lock);
+	if (!hwsd_http_access_asks_password(a)) {
+		hwsd_http_access_unref(a);
+		return true;
+	}
+	user = MHD_basic_auth_get_username_password(c, &password);
+	ok = hwsd_http_access_check(a, user, password);
+	hwsd_http_access_unref(a);
+	if (!ok)
+		log_debug("http: %s%s%s: refused", user ? "user \"" : "no user", user ? user : "", user ? "\"" : "");
+	MHD_free(user);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	return ok;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload_data, size_t *upload_data_size,
 			      void **req_cls)
@@ -167,6 +214,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	 * request is answered on the second call, which keeps the
 	 * connection alive (an answer on the first call closes it). */
 	if (!*req_cls) {
+		if (!authorized(h, c))
+			return unauthorized(c);
 		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return hwsd_http_fail(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET and HEAD\n", method);
 		if (has_body(c))
@@ -262,8 +311,10 @@ static int parse_listen(const char *listen, struct addrinfo **ret)
 	return getaddrinfo(host, port, &hints, ret) == 0 ? 0 : -EINVAL;
 }
 
-int hwsd_http_start(const struct hwsd_view *view, const char *listen, struct hwsd_http **ret)
+int hwsd_http_start(const struct hwsd_view *view, const char *listen, struct hwsd_http_access *access,
+		    struct hwsd_http **ret)
 {
+	const char *cert = hwsd_http_access_cert(access);
 	struct addrinfo *ai;
 	struct hwsd_http *h;
 	int r;
@@ -286,11 +337,14 @@ int hwsd_http_start(const struct hwsd_view *view, const char *listen, struct hws
 		return -ENOMEM;
 	}
 	h->view = view;
+	h->tls = hwsd_http_access_ref(access);
+	h->access = hwsd_http_access_ref(access);
+	pthread_mutex_init(&h->lock, NULL);
 	starting = true;
 	/* ITC: a connection that ends is closed at once, not at the next one. */
 	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				  MHD_USE_ITC |
-				  MHD_USE_ERROR_LOG |
+				  MHD_USE_ERROR_LOG | (cert ? MHD_USE_TLS : 0) |
 				  (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, handle, h,
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
@@ -300,27 +354,52 @@ int hwsd_http_start(const struct hwsd_view *view, const char *listen, struct hws
 				  MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
 				  MHD_OPTION_THREAD_STACK_SIZE, (size_t)512 * 1024,
+				  /* Without TLS, the list ends here. */
+				  cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert,
+				  MHD_OPTION_HTTPS_MEM_KEY, hwsd_http_access_key(access),
 				  MHD_OPTION_END);
 	starting = false;
 	freeaddrinfo(ai);
 	if (!h->mhd) {
 		log_error("listen: cannot serve HTTP on %s: libmicrohttpd would not start (its reason, if it gave one, is logged above)",
 			  listen);
-		free(h);
+		hwsd_http_stop(h);
 		return -EIO;
 	}
 	/* Port 0 takes any free port: say which. */
-	log_info("serving HTTP on %s (port %u)", listen,
-		 (unsigned)MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT)->port);
+	log_info("serving %s on %s (port %u)%s", cert ? "HTTPS" : "HTTP", listen,
+		 (unsigned)MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT)->port,
+		 hwsd_http_access_asks_password(access) ? " with basic auth" : "");
 	*ret = h;
 	return 0;
+}
+
+void hwsd_http_set_access(struct hwsd_http *h, struct hwsd_http_access *access)
+{
+	struct hwsd_http_access *old;
+
+	pthread_mutex_lock(&h->lock);
+	old = h->access;
+	h->access = hwsd_http_access_ref(access);
+	pthread_mutex_unlock(&h->lock);
+	hwsd_http_access_unref(old);
+}
+
+const struct hwsd_http_access *hwsd_http_access(const struct hwsd_http *h)
+{
+	/* Only the main thread sets it, and only the main thread asks. */
+	return h->access;
 }
 
 struct hwsd_http *hwsd_http_stop(struct hwsd_http *h)
 {
 	if (!h)
 		return NULL;
-	MHD_stop_daemon(h->mhd);
+	if (h->mhd)
+		MHD_stop_daemon(h->mhd);
+	hwsd_http_access_unref(h->access);
+	hwsd_http_access_unref(h->tls);
+	pthread_mutex_destroy(&h->lock);
 	free(h);
 	return NULL;
 }

@@ -29,6 +29,15 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/hwsight-umockdev.XXXXXX") ||
 	die "cannot create a temporary directory"
 trap 'rm -rf "$TMP"' EXIT
 
+# cleanup_on_exit COMMAND: COMMAND (which removes TMP too) ends the test,
+# however it ends: a signal exits through the EXIT trap as well.
+cleanup_on_exit() {
+	trap "$1" EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
 # under BED... -- COMMAND...: run COMMAND in a testbed made of the given
 # .umockdev files. Sets OUT, ERR (without trailing newlines) and RC.
 under() {
@@ -228,18 +237,20 @@ daemon_section() {
 
 # daemon_start TESTBED CONF: hwsightd -f under umockdev-run on TESTBED,
 # listening on a free port, its log in $TMP/daemon.log; once it serves and
-# has polled, sets DAEMON_PID, UMOCKDEV_PID and URL. daemon_cleanup ends
+# has polled, sets DAEMON_PID, UMOCKDEV_PID and URL (https:// when CONF
+# has a certificate). daemon_cleanup ends
 # them, the daemon first so that umockdev-run ends by itself and removes
 # its testbed; call it from the test's EXIT trap.
 UMOCKDEV_PID='' DAEMON_PID='' URL=''
 daemon_start() {
-	local port=
+	local port= scheme=
 	# shellcheck disable=SC2016 # for the wrapper's shell
 	umockdev-run -d "$1" -- bash -c 'echo $$ >"$0" && exec "$@"' "$TMP/daemon.pid" \
 		"$HWSIGHTD" -f -c "$2" --listen 127.0.0.1:0 2>"$TMP/daemon.log" &
 	UMOCKDEV_PID=$!
 	for _ in $(seq 150); do
-		port=$(sed -n 's/.*serving HTTP on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/daemon.log")
+		scheme=$(sed -n 's/.*serving \(HTTPS\{0,1\}\) on 127\.0\.0\.1:0 (port [0-9]*).*/\1/p' "$TMP/daemon.log")
+		port=$(sed -n 's/.*serving HTTPS\{0,1\} on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/daemon.log")
 		[ -n "$port" ] && grep -q '^<7>poll ' "$TMP/daemon.log" && break
 		kill -0 "$UMOCKDEV_PID" 2>/dev/null || break
 		sleep 0.1
@@ -248,7 +259,26 @@ daemon_start() {
 	if [ -z "$port" ] || [ -z "$DAEMON_PID" ]; then
 		die "hwsightd did not start serving: $(tail -n 5 "$TMP/daemon.log")"
 	fi
-	URL=http://127.0.0.1:$port
+	if [ "$scheme" = HTTPS ]; then URL=https://127.0.0.1:$port; else URL=http://127.0.0.1:$port; fi
+}
+
+# daemon_stop: SIGTERM to the daemon daemon_start started; it must exit 0
+# within 20 s, and its log hold no sanitizer report (under ASan, a leak is
+# reported at this exit).
+daemon_stop() {
+	kill -TERM "$DAEMON_PID"
+	if ! wait_for 200 gone "$UMOCKDEV_PID"; then
+		not_ok "SIGTERM: exit within 20 s" "still running; its threads: $(cat /proc/"$DAEMON_PID"/task/*/comm | sort | uniq -c)"
+	else
+		wait "$UMOCKDEV_PID"
+		expect_eq "SIGTERM: exit 0" 0 "$?"
+	fi
+	DAEMON_PID='' UMOCKDEV_PID=''
+	if grep -Eq 'Sanitizer|runtime error' "$TMP/daemon.log"; then
+		not_ok "no sanitizer report" "$(grep -E -A 30 -m 1 'Sanitizer|runtime error' "$TMP/daemon.log")"
+	else
+		ok "no sanitizer report"
+	fi
 }
 
 daemon_cleanup() {
@@ -256,4 +286,61 @@ daemon_cleanup() {
 	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
 	[ -n "$UMOCKDEV_PID" ] && wait_for 50 gone "$UMOCKDEV_PID"
 	[ -n "$UMOCKDEV_PID" ] && kill -KILL "$UMOCKDEV_PID" 2>/dev/null
+}
+
+# prometheus_start <JOBS: a real Prometheus (Debian's package) scraping
+# every second the jobs read from stdin (entries of scrape_configs), its
+# config, data and log in TMP. It cannot take port 0: ask the kernel for a
+# free port, and try again should another program take it first. Sets
+# PROM (its URL) and PROM_PID; the caller's EXIT trap calls prometheus_stop.
+PROM='' PROM_PID=''
+prometheus_start() {
+	local prom_port
+	{
+		printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n'
+		cat
+	} >"$TMP/prometheus.yml"
+	PROM=
+	for _ in 1 2 3; do
+		prom_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prometheus" \
+			--web.listen-address="127.0.0.1:$prom_port" >"$TMP/prometheus.log" 2>&1 &
+		PROM_PID=$!
+		for _ in $(seq 100); do
+			kill -0 "$PROM_PID" 2>/dev/null || break
+			[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$prom_port/-/ready")" = 200 ] &&
+				PROM=http://127.0.0.1:$prom_port && return 0
+			sleep 0.1
+		done
+		kill -TERM "$PROM_PID" 2>/dev/null
+		wait "$PROM_PID"
+		PROM_PID=
+	done
+	die "prometheus did not start: $(tail -n 5 "$TMP/prometheus.log")"
+}
+
+# prometheus_stop: the Prometheus prometheus_start started, if any.
+prometheus_stop() {
+	[ -n "$PROM_PID" ] || return 0
+	kill -TERM "$PROM_PID" 2>/dev/null
+	wait_for 50 gone "$PROM_PID" || kill -KILL "$PROM_PID" 2>/dev/null
+	wait "$PROM_PID" 2>/dev/null
+	PROM_PID=
+}
+
+# prom QUERY: the result of an instant query to PROM, as JSON.
+prom() { curl -s --max-time 5 -G "$PROM/api/v1/query" --data-urlencode "query=$1"; }
+
+# prom_scrapes JOB N: waits (30 s at most) until Prometheus has scraped JOB
+# N times, successful or not; sets SCRAPES to the count it saw last.
+SCRAPES=0
+prom_scrapes() {
+	SCRAPES=0
+	for _ in $(seq 300); do
+		SCRAPES=$(prom "count_over_time(up{job=\"$1\"}[5m])" | jq -r '.data.result[0].value[1] // 0')
+		SCRAPES=${SCRAPES:-0}
+		[ "$SCRAPES" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }

@@ -22,7 +22,7 @@ done
 PC87427=$TESTBEDS/pc87427.umockdev
 
 # Everything started here is stopped on every way out.
-PROM_PID='' SLOW_PID=''
+SLOW_PID=''
 cleanup() {
 	local pid
 	for pid in $SLOW_PID $PROM_PID; do
@@ -35,10 +35,7 @@ cleanup() {
 	wait 2>/dev/null
 	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
+cleanup_on_exit cleanup
 
 # The clients curl cannot be: raw bytes, resets, slowloris.
 CLIENT=$(dirname "$0")/../helpers/http-client.py
@@ -53,8 +50,6 @@ polls() {
 	curl -s --max-time 5 "$URL/metrics" |
 		sed -n 's/^hwsight_chip_polls_total{chip="pc87427-isa-0900"} \([0-9]*\)$/\1/p'
 }
-# prom QUERY: the result of an instant query, as JSON.
-prom() { curl -s --max-time 5 -G "$PROM/api/v1/query" --data-urlencode "query=$1"; }
 
 # --- hwsightd under the testbed; the wrapper tells its pid.
 daemon_conf 200ms
@@ -63,45 +58,16 @@ daemon_start "$PC87427" "$TMP/hwsightd.conf"
 port=${URL##*:}
 curl -s "$URL/api/v1/sensors" >"$TMP/sensors.json"
 
-# --- Prometheus, scraping every second. It cannot take port 0: ask the
-# kernel for a free port, and try again should another program take it
-# first.
-cat >"$TMP/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
+# --- Prometheus, scraping every second.
+prometheus_start <<EOF
   - job_name: hwsightd
     static_configs:
       - targets: ['127.0.0.1:$port']
 EOF
-PROM=
-for _ in 1 2 3; do
-	prom_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prometheus" \
-		--web.listen-address="127.0.0.1:$prom_port" >"$TMP/prometheus.log" 2>&1 &
-	PROM_PID=$!
-	for _ in $(seq 100); do
-		kill -0 "$PROM_PID" 2>/dev/null || break
-		[ "$(status "http://127.0.0.1:$prom_port/-/ready")" = 200 ] &&
-			PROM=http://127.0.0.1:$prom_port && break 2
-		sleep 0.1
-	done
-	kill -TERM "$PROM_PID" 2>/dev/null
-	wait "$PROM_PID"
-	PROM_PID=
-done
-[ -n "$PROM" ] || die "prometheus did not start: $(tail -n 5 "$TMP/prometheus.log")"
 
 # Until three scrapes are in (the first one within about a second).
-scrapes=0
-for _ in $(seq 300); do
-	scrapes=$(prom 'count_over_time(up{job="hwsightd"}[5m])' | jq -r '.data.result[0].value[1] // 0')
-	scrapes=${scrapes:-0}
-	[ "$scrapes" -ge 3 ] && break
-	sleep 0.1
-done
-check "Prometheus scraped hwsightd within 30 s (scrapes: $scrapes)" [ "$scrapes" -ge 3 ]
+prom_scrapes hwsightd 3
+check "Prometheus scraped hwsightd within 30 s (scrapes: $SCRAPES)" [ "$SCRAPES" -ge 3 ]
 expect_eq "Prometheus: up{job=\"hwsightd\"} is 1" 1 \
 	"$(prom 'up{job="hwsightd"}' | jq -r '.data.result[0].value[1]')"
 expect_eq "Prometheus: the target is healthy, with no scrape error" '["up",""]' \
@@ -274,19 +240,7 @@ polls2=$(polls)
 check "polling went on throughout ($polls0, $polls1, $polls2 polls)" [ "$polls2" -gt "$polls1" ]
 
 # --- SIGTERM: a clean exit, and (under ASan) no leak.
-kill -TERM "$DAEMON_PID"
-if ! wait_for 200 gone "$UMOCKDEV_PID"; then
-	not_ok "SIGTERM: exit within 20 s" "still running; its threads: $(cat /proc/"$DAEMON_PID"/task/*/comm | sort | uniq -c)"
-else
-	wait "$UMOCKDEV_PID"
-	expect_eq "SIGTERM: exit 0" 0 "$?"
-fi
-DAEMON_PID='' UMOCKDEV_PID=''
-if grep -Eq 'Sanitizer|runtime error' "$TMP/daemon.log"; then
-	not_ok "no sanitizer report" "$(grep -E -A 30 -m 1 'Sanitizer|runtime error' "$TMP/daemon.log")"
-else
-	ok "no sanitizer report"
-fi
+daemon_stop
 printf '# %d s\n' $((SECONDS - start))
 
 summary

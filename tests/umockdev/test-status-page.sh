@@ -15,10 +15,7 @@ for tool in chromium ffmpeg curl python3; do
 done
 [ -n "${HWSIGHTD:-}" ] && [ -x "$HWSIGHTD" ] || die "HWSIGHTD must name hwsightd (got '${HWSIGHTD:-}')"
 
-trap 'daemon_cleanup; wait 2>/dev/null; rm -rf "$TMP"' EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
+cleanup_on_exit 'daemon_cleanup; wait 2>/dev/null; rm -rf "$TMP"'
 
 daemon_conf 1s
 sed -i "s|^\[daemon\]\$|&\nfan_state = $TMP/fans.state|" "$TMP/hwsightd.conf"

@@ -188,6 +188,57 @@ TEST(listen_off)
 	hwsd_config_free(c);
 }
 
+TEST(http_section)
+{
+	struct hwsd_config *c = NULL;
+	char *error;
+
+	ASSERT_EQ(load("[daemon]\nlisten = 0.0.0.0:9787\n[camera a]\ndevice = /dev/video0\n[http]\n"
+		       "tls_cert_file = /etc/hwsight/tls.crt\ntls_key_file = /etc/hwsight/tls.key\n"
+		       "basic_auth_users = /etc/hwsight/users\n", &c, &error), 0);
+	ASSERT_STR_EQ(c->http.tls_cert_file, "/etc/hwsight/tls.crt");
+	ASSERT_EQ(c->http.tls_cert_line, 6);
+	ASSERT_STR_EQ(c->http.tls_key_file, "/etc/hwsight/tls.key");
+	ASSERT_EQ(c->http.tls_key_line, 7);
+	ASSERT_STR_EQ(c->http.basic_auth_users, "/etc/hwsight/users");
+	ASSERT_EQ(c->http.basic_auth_users_line, 8);
+	ASSERT_FALSE(c->http.cameras_without_auth);
+	ASSERT_FALSE(hwsd_config_exposed_cameras(c, c->listen));
+	hwsd_config_free(c);
+
+	/* Said so: cameras to whoever asks. */
+	ASSERT_EQ(load("[daemon]\nlisten = [::]:9787\n[camera a]\ndevice = /dev/video0\n[http]\n"
+		       "cameras_without_auth = yes\n", &c, &error), 0);
+	ASSERT_TRUE(c->http.cameras_without_auth);
+	hwsd_config_free(c);
+
+	/* No camera, nothing to hide: a bare fleet scrape stays possible. */
+	ASSERT_EQ(load("[daemon]\nlisten = 0.0.0.0:9787\n", &c, &error), 0);
+	ASSERT_FALSE(hwsd_config_exposed_cameras(c, c->listen));
+	hwsd_config_free(c);
+
+	/* --listen is checked with the same function. */
+	ASSERT_EQ(load("[camera a]\ndevice = /dev/video0\n", &c, &error), 0);
+	ASSERT_FALSE(hwsd_config_exposed_cameras(c, c->listen));
+	ASSERT_FALSE(hwsd_config_exposed_cameras(c, "[::1]:9787"));
+	ASSERT_FALSE(hwsd_config_exposed_cameras(c, "off"));
+	ASSERT_TRUE(hwsd_config_exposed_cameras(c, "192.168.1.5:9787"));
+	hwsd_config_free(c);
+}
+
+TEST(loopback_addresses)
+{
+	static const struct { const char *listen; int r; } cases[] = {
+		{ "127.0.0.1:9787", 1 }, { "127.1.2.3:0", 1 }, { "[::1]:9787", 1 },
+		{ "[::ffff:127.0.0.1]:9787", 1 }, { "0.0.0.0:9787", 0 }, { "[::]:9787", 0 },
+		{ "192.168.1.5:9787", 0 }, { "[fe80::1]:9787", 0 }, { "128.0.0.1:9787", 0 },
+		{ "localhost:9787", -EINVAL }, { "[::1:9787", -EINVAL }, { "9787", -EINVAL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ASSERT_EQ(hwsd_listen_is_loopback(cases[i].listen), cases[i].r);
+}
+
 TEST(a_section_twice_is_one_section)
 {
 	struct hwsd_config *c = NULL;
@@ -233,7 +284,7 @@ TEST(mistakes_are_refused_with_their_line)
 	expect_error("[daemon]\nlisten = localhost\n", "2: listen: \"localhost\" is not ADDRESS:PORT or off");
 	expect_error("[daemon]\ncolour = blue\n", "2: unknown key \"colour\" in [daemon]");
 	expect_error("poll_interval = 1s\n",
-		     "1: \"poll_interval\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [fan NAME])");
+		     "1: \"poll_interval\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [fan NAME], [http])");
 	expect_error("[deamon]\npoll_interval = 1s\n", "2: unknown section [deamon]");
 	expect_error("[daemon]\nthis line has no equals sign\n",
 		     "2: not a [section] or a key = value line");
@@ -270,6 +321,17 @@ TEST(mistakes_are_refused_with_their_line)
 	expect_error("[daemon]\ndry_run = perhaps\n", "2: dry_run: \"perhaps\" is not a boolean (yes or no)");
 	expect_error("[motion]\npark_time = 60s\n",
 		     "2: park_time: 60s is out of range (1000 ms to 30000 ms)");
+	expect_error("[http]\ntls_cert_file = tls.crt\n",
+		     "2: tls_cert_file: \"tls.crt\" is not an absolute path");
+	expect_error("[http]\ntls_key_file = /k\n",
+		     "2: tls_key_file without tls_cert_file: TLS needs both the certificate and its key");
+	expect_error("[http]\ncameras_without_auth = sure\n",
+		     "2: cameras_without_auth: \"sure\" is not a boolean (yes or no)");
+	expect_error("[http]\nusers = /etc/hwsight/users\n", "2: unknown key \"users\" in [http]");
+	expect_error("[camera a]\ndevice = /dev/video0\n[daemon]\nlisten = 10.0.0.1:9787\n",
+		     "4: listen = 10.0.0.1:9787 serves the cameras' frames to every machine that can reach it; "
+		     "set [http] basic_auth_users (and tls_cert_file, tls_key_file), listen on 127.0.0.1, "
+		     "or say [http] cameras_without_auth = yes");
 	/* The first mistake is the one reported. */
 	expect_error("[daemon]\nreader = quick\nlog_level = loud\n",
 		     "2: reader: \"quick\" is not fast, pread or libsensors");
