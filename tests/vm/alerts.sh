@@ -13,12 +13,16 @@
 # alert for fan1, and nothing else, must reach the webhook, no sooner than
 # its for: allows, with its labels and summary; then its resolution. The
 # times from the stall to the webhook and from the un-stall to the resolve
-# are printed as "# " lines; the programs' logs and the webhook's record
-# are left in $HWS_LAB_RESULTS/alerts/.
+# are printed as "# " lines. The recording rules are loaded too: every
+# rule must evaluate without an error, and every expression of the
+# dashboard be answered by this Prometheus (contrib/check-promql query).
+# The programs' logs and the webhook's record are left in
+# $HWS_LAB_RESULTS/alerts/.
 . "$(dirname "${BASH_SOURCE[0]}")/checks/lib.sh"
 
 lab_fan_env
-rules=$HWS_LAB_DIR/../../contrib/prometheus/hwsight-alerts.yml
+contrib=$HWS_LAB_DIR/../../contrib
+rules=$contrib/prometheus/hwsight-alerts.yml
 chip=$(printf 'w83793-i2c-%d-%02x' "$bus" $((addr)))
 out=${HWS_LAB_RESULTS:?not inside the lab}/alerts
 mkdir -p "$out"
@@ -55,6 +59,7 @@ global:
   evaluation_interval: 1s
 rule_files:
   - $rules
+  - $contrib/prometheus/hwsight-recording.yml
 alerting:
   alertmanagers:
     - static_configs:
@@ -149,4 +154,10 @@ lab_eq "the fan turning again resolves it at the webhook" 0 "$?"
 resolved=$(hook_time resolved)
 echo "# un-stall -> resolved: $(since "$unstall" "${resolved:-$unstall}") s"
 lab_eq "fan1 reads the preset's speed again" 1 "$(prom "hwsight_fan_rpm{sensor=\"fan1\"} > 0")"
+lab_eq "every alerting and recording rule evaluates without an error" "" \
+	"$(curl -s http://127.0.0.1:9090/api/v1/rules |
+		jq -r '.data.groups[].rules[] | select(.health != "ok") | "\(.name): \(.lastError)"')"
+lab_run "the dashboard's expressions are answered by this Prometheus" \
+	"$contrib/check-promql" query --url http://127.0.0.1:9090 "$contrib/grafana/hwsight.json"
+echo "# dashboard: $LAB_OUT"
 lab_done
