@@ -27,7 +27,13 @@ struct hws__mutex {
 #endif
 };
 
-#define HWS__MUTEX_INITIALIZER { .mutex = PTHREAD_MUTEX_INITIALIZER }
+/*
+ * Adaptive: a waiter spins briefly before it sleeps. The workqueue's
+ * critical sections are a few list operations, so a submitter meeting a
+ * worker at the lock usually gets it within the spin instead of paying a
+ * futex sleep and wake-up on each side.
+ */
+#define HWS__MUTEX_INITIALIZER { .mutex = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP }
 
 #ifndef NDEBUG
 void hws__mutex_took(struct hws__mutex *m);
@@ -43,11 +49,11 @@ static inline void hws__mutex_releasing(struct hws__mutex *m) { (void)m; }
  * not exist there. */
 #define hws__mutex_assert_held(m) assert(hws__mutex_held(m))
 
-/* Returns 0 or a negative errno from pthread_mutex_init(). */
+/* Returns 0: the initializer cannot fail, unlike pthread_mutex_init(). */
 static inline int hws__mutex_init(struct hws__mutex *m)
 {
 	*m = (struct hws__mutex)HWS__MUTEX_INITIALIZER;
-	return -pthread_mutex_init(&m->mutex, NULL);
+	return 0;
 }
 
 static inline void hws__mutex_destroy(struct hws__mutex *m)

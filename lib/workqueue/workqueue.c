@@ -107,24 +107,48 @@ static bool claim(struct work_struct *work, struct hws__cwq *cwq)
 	return true;
 }
 
-/* Called with wq->lock held. */
-static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct hws__list_head *at)
-{
-	hws__mutex_assert_held(&cwq->wq->lock);
-	hws__list_add_tail(&work->entry, at);
-	if (cwq->idle)
-		hws__wake_worker(cwq);
-}
-
-void hws__wake_worker(struct hws__cwq *cwq)
+/* Wake @cwq's worker; the lock need not be held (see list_work()). */
+static void ring_worker(struct hws__cwq *cwq)
 {
 	static const uint64_t one = 1;
 
-	hws__mutex_assert_held(&cwq->wq->lock);
 	if (cwq->wq->wake_fd < 0)
 		pthread_cond_signal(&cwq->more_work);
 	else
 		(void)!write(cwq->wq->wake_fd, &one, sizeof(one));
+}
+
+void hws__wake_worker(struct hws__cwq *cwq)
+{
+	hws__mutex_assert_held(&cwq->wq->lock);
+	ring_worker(cwq);
+}
+
+/*
+ * Put @work on @cwq's list. Called with wq->lock held. Return: true if
+ * the caller must ring_worker() once it has dropped the lock.
+ *
+ * Ringing under the lock would wake a worker only to have it sleep again
+ * on the lock we still hold: the hot path of queue_work() paid two
+ * context switches for one. The worker is marked busy here, so that items
+ * queued before it wakes share one ring; it looks at its list before it
+ * sleeps again, so none is missed.
+ */
+static bool list_work(struct hws__cwq *cwq, struct work_struct *work, struct hws__list_head *at)
+{
+	hws__mutex_assert_held(&cwq->wq->lock);
+	hws__list_add_tail(&work->entry, at);
+	if (!cwq->idle)
+		return false;
+	cwq->idle = false;
+	return true;
+}
+
+/* list_work() for callers that keep the lock for long: ring now. */
+static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct hws__list_head *at)
+{
+	if (list_work(cwq, work, at))
+		ring_worker(cwq);
 }
 
 static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
@@ -194,15 +218,14 @@ static int arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, un
 /*
  * Put an item whose data already names @cwq on its list, or for a delay,
  * in the timer wheel (only a delayed_work is ever given one). Called with
- * wq->lock held. Return: 0 or -errno (see arm_timer()).
+ * wq->lock held. Return: 1 if the worker is to be rung once the lock is
+ * dropped (see list_work()), 0, or -errno (see arm_timer()).
  */
 static int place_work(struct hws__cwq *cwq, struct work_struct *work, unsigned long delay)
 {
 	hws__mutex_assert_held(&cwq->wq->lock);
-	if (delay == 0) {
-		insert_work(cwq, work, &cwq->worklist);
-		return 0;
-	}
+	if (delay == 0)
+		return list_work(cwq, work, &cwq->worklist);
 	return arm_timer(cwq->wq, container_of(work, struct delayed_work, work), delay);
 }
 
@@ -210,7 +233,7 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 		    unsigned long delay)
 {
 	struct hws__cwq *cwq;
-	int ret = 0;
+	int placed = INT_MIN;	/* not claimed */
 
 	if (!wq || (hws__work_data(work) & HWS_WORK_PENDING_BIT))
 		return 0;
@@ -218,15 +241,19 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 	hws__mutex_lock(&wq->lock);
 	/* A queue being destroyed takes nothing new. */
 	if (!wq->stopping && claim(work, cwq)) {
-		ret = place_work(cwq, work, delay);
+		placed = place_work(cwq, work, delay);
 		/* Not armed: idle again, neither pending nor naming a worker. */
-		if (ret < 0)
+		if (placed < 0)
 			atomic_fetch_and(&work->data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
-		else
-			ret = 1;
 	}
 	hws__mutex_unlock(&wq->lock);
-	return ret;
+	if (placed == INT_MIN)
+		return 0;
+	if (placed < 0)
+		return placed;
+	if (placed == 1)
+		ring_worker(cwq);
+	return 1;
 }
 
 int hws__queue_work_on(int cpu, struct workqueue_struct *wq, struct work_struct *work)
@@ -848,7 +875,7 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 			      struct delayed_work *dwork, unsigned long delay)
 {
 	struct hws__cwq *cwq;
-	bool queued = false;
+	int placed = -ESHUTDOWN;
 	int ret;
 
 	if (!wq)
@@ -861,13 +888,15 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 	hws__mutex_lock(&wq->lock);
 	if (!wq->stopping) {
 		set_wq_data(&dwork->work, cwq);
-		queued = place_work(cwq, &dwork->work, delay) == 0;
+		placed = place_work(cwq, &dwork->work, delay);
 		/* Not armed: it names no worker, and ungrab() drops PENDING. */
-		if (!queued)
+		if (placed < 0)
 			atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK);
 	}
 	hws__mutex_unlock(&wq->lock);
-	ungrab(&dwork->work, queued ? 0 : HWS_WORK_PENDING_BIT);
+	ungrab(&dwork->work, placed >= 0 ? 0 : HWS_WORK_PENDING_BIT);
+	if (placed == 1)
+		ring_worker(cwq);
 	return ret == 1;
 }
 

@@ -23,12 +23,7 @@ expect_eq "the SONAME is libhwsight.so.0" "libhwsight.so.0" \
 	"$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')"
 
 # symbol@@NODE for each name in a node's global: list, as nm -D shows it.
-versioned=$(awk '
-	/^[A-Za-z_][A-Za-z0-9_.]*[[:space:]]*\{/ { node = $1 }
-	/^global:/ { global = 1; next }
-	/^local:/ || /^\}/ { global = 0 }
-	global && /^[[:space:]]*[A-Za-z_][A-Za-z0-9_]*;$/ { gsub(/[[:space:];]/, ""); print $0 "@@" node }
-' "$map" | sort)
+versioned=$("$(dirname "$map")/map-symbols" "$map" | awk '{ print $1 "@@" $2 }' | sort)
 listed=$(sed 's/@.*//' <<<"$versioned" | sort)
 exported=$(nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sort)
 declared=$(for h in $headers; do cat "$inc/$h" 2>/dev/null || cat "$gen/$h"; done |

@@ -35,7 +35,7 @@ static const struct tool_command command = {
 		"\n",
 	.options = (const struct tool_option[]){
 		{ "json", 'j', NULL, "JSON output: a list of cameras, each with its modes" },
-		{ "help", 'h', NULL, "show this help" },
+		TOOL_OPTION_HELP,
 		{ .name = NULL },
 	},
 	.column = 16,

@@ -62,7 +62,7 @@ static const struct tool_command command = {
 		{ "quality", 'q', "Q", "JPEG quality 1-100 (default 85)" },
 		{ "convert", OPT_CONVERT, NULL, "let libv4lconvert make a format the camera lacks" },
 		{ "timeout", OPT_TIMEOUT, "MS", "give up when no frame comes for MS ms (default 2000)" },
-		{ "help", 'h', NULL, "this help" },
+		TOOL_OPTION_HELP,
 		{ .name = NULL },
 	},
 	.column = 24,

@@ -53,7 +53,7 @@ static const struct tool_command command = {
 		  "scan /dev/i2c-N only (default: every I2C bus, and the\n"
 		  "Super-I/O chips the kernel found)" },
 		{ "json", 'j', NULL, "JSON output" },
-		{ "help", 'h', NULL, "show this help" },
+		TOOL_OPTION_HELP,
 		{ .name = NULL },
 	},
 	.column = 16,

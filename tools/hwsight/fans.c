@@ -50,7 +50,7 @@ static const struct tool_command command = {
 		  "starts, and give it back as it was (root)" },
 		{ "settle", OPT_SETTLE, "MS", "wait MS per step before reading the tach (default 3000)" },
 		{ "tach", OPT_TACH, "fanN", "the tach that measures the output (default: its number)" },
-		{ "help", 'h', NULL, "this help" },
+		TOOL_OPTION_HELP,
 		{ .name = NULL },
 	},
 	.column = 25,

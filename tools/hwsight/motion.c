@@ -52,7 +52,7 @@ static const struct tool_command command = {
 		  "machine must lie still, flat and face up)" },
 		{ "sysfs", OPT_SYSFS, "DIR", "look for the sensor under DIR, not /sys" },
 		{ "verbose", 'v', NULL, "say which device is read, and how" },
-		{ "help", 'h', NULL, "show this help" },
+		TOOL_OPTION_HELP,
 		{ .name = NULL },
 	},
 	.column = 26,

@@ -21,6 +21,9 @@ struct tool_option {
 	const char *help; /* a '\n' starts a line, indented as the first is */
 };
 
+/* Every command's --help, worded alike. */
+#define TOOL_OPTION_HELP { "help", 'h', NULL, "show this help" }
+
 struct tool_command {
 	const char *name;                  /* "fans", as in "Try 'hwsight fans --help'." */
 	const char *head;                  /* the help above the option lines */

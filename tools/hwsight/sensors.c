@@ -50,7 +50,7 @@ static const struct tool_command command = {
 		{ "reader", OPT_READER, "NAME",
 		  "fast (one io_uring batch a reading), pread (one pread\n"
 		  "per value) or libsensors (sensors_get_value per value)" },
-		{ "help", 'h', NULL, "this help" },
+		TOOL_OPTION_HELP,
 		{ .name = NULL },
 	},
 	.column = 23,
