@@ -196,7 +196,7 @@ TEST(records_what_was_polled)
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	ASSERT_EQ(stat(dir, &st), 0);
 	ASSERT_EQ(st.st_mode & 07777, 0750);
 	for (int i = 0; i <= 30; i++) {
@@ -251,7 +251,7 @@ TEST(archives_for_a_day_a_week_and_a_year)
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	ASSERT_EQ(hwsd_history_update(h, &f.chip, 2, aligned_now(2)), 0);
 	info = rrd_info_r(path_of(CHIP));
 	ASSERT_NOT_NULL(info);
@@ -324,7 +324,7 @@ TEST(same_second_skipped_quietly)
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &t.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &t.h), 0);
 	log = logged(update_thrice, &t);
 	ASSERT_EQ(t.r[0], 0);
 	ASSERT_EQ(t.r[1], 0);
@@ -359,7 +359,7 @@ static void update_once(void *arg)
 /* The history opened on dir, with the first update of c made. */
 static void history_started(struct change *c)
 {
-	ASSERT_EQ(hwsd_history_new(dir, &c->h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c->h), 0);
 	update_once(c);
 	ASSERT_EQ(c->r, 0);
 }
@@ -455,7 +455,7 @@ TEST(changed_sensors_set_the_old_file_aside)
 
 	/* Nor is a restart. */
 	hwsd_history_free(c.h);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	c.when += 5;
 	update_once(&c);
 	ASSERT_EQ(c.r, 0);
@@ -481,7 +481,7 @@ TEST(only_the_newest_files_set_aside_are_kept)
 
 	setup();
 	chip_init(&f, CHIP);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	/* Files of 1, 2 ... 5 sensors are set aside in turn. */
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		chip_add(&f, names[i], NULL, HWS_SENSOR_IN, 1.0 + (double)i);
@@ -546,7 +546,7 @@ static void expect_set_aside(const char *content, size_t len)
 	char *log;
 
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	write_file(path_of(CHIP), content, len);
 	log = logged(update_once, &c);
 	ASSERT_EQ(c.r, 0);
@@ -591,7 +591,7 @@ TEST(truncated_file_is_set_aside)
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, aligned_now(10) - 10), 0);
 	hwsd_history_free(h);
 	len = read_file(path_of(CHIP), good, sizeof(good));
@@ -622,7 +622,7 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 	log = logged(update_once, &c);
 	ASSERT_EQ(c.r, -EBUSY);
 	hwsd_history_free(c.h);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	c.when += 10;
 	update_once(&c);
 	ASSERT_EQ(c.r, -EBUSY);
@@ -690,7 +690,7 @@ static struct hwsd_history *history_with_an_hour(struct fake_chip *f)
 {
 	struct hwsd_history *h = NULL;
 
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, HOUR, &h), 0);
 	add_an_hour(h, f, CHIP);
 	return h;
 }
@@ -756,7 +756,7 @@ TEST(names_stay_in_the_directory)
 	struct fake_chip f;
 
 	setup();
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		chip_three(&f);
 		f.chip.name = bad[i];
@@ -800,10 +800,13 @@ TEST(graphs_are_drawn_again_only_when_due)
 }
 
 /* A program in place of rrdtool: a shell script of @body, in @path. */
+/* An rrdtool that runs @body to draw a graph, and is the real one for
+ * the rest (the fetch before a graph, the bursts). */
 static void fake_rrdtool(char *path, size_t size, const char *name, const char *body)
 {
 	char script[2048];
-	int n = snprintf(script, sizeof(script), "#!/bin/sh\n%s\n", body);
+	int n = snprintf(script, sizeof(script),
+			 "#!/bin/sh\n[ \"$1\" = graph ] || exec " HISTORY_RRDTOOL " \"$@\"\n%s\n", body);
 
 	ASSERT_LT(n, sizeof(script));
 	snprintf(path, size, "%s/%s", top, name);
@@ -971,7 +974,7 @@ TEST(rrdtool_failures_are_logged)
 		     "exit 1");
 	log = logged(graph_once, &t.g);
 	ASSERT_EQ(t.g.r, -EIO);
-	ASSERT_NOT_NULL(strstr(log, CHIP ": rrdtool failed (status 1): ERROR: opening 'x.rrd': No such file"));
+	ASSERT_NOT_NULL(strstr(log, CHIP ": rrdtool graph failed (status 1): ERROR: opening 'x.rrd': No such file"));
 	ASSERT_NULL(strstr(log, "not this line"));
 	free(log);
 	graph_test_fake(&t, "fail", "echo 'a picture'");
@@ -1145,7 +1148,7 @@ TEST_TIMEOUT(graphs_while_polling, 120)
 	pthread_t t[2];
 
 	setup();
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	for (int i = 0; i < 2; i++)
 		add_an_hour(h, &f[i], d[i].chip);
 	for (int i = 0; i < 2; i++) {
