@@ -407,6 +407,165 @@ static pid_t lock_elsewhere(short type, int release_fd)
 	return pid;
 }
 
+/* The chip's file holds @v (NAN: unknown) for temp1 at @when. */
+static void expect_value_at(int64_t when, double v)
+{
+	time_t start = (time_t)when - 1, end = (time_t)when;
+	unsigned long step = 1, n_ds;
+	char **names;
+	rrd_value_t *data;
+
+	rrd_clear_error();
+	if (rrd_fetch_r(path_of(CHIP), "AVERAGE", &start, &end, &step, &n_ds, &names, &data) != 0)
+		FAIL("rrd_fetch_r: %s", rrd_get_error());
+	ASSERT_STR_EQ(names[0], "temp1");
+	if (isnan(v))
+		ASSERT_TRUE(isnan(data[((time_t)when - start) / (time_t)step - 1]));
+	else
+		ASSERT_EQ(data[((time_t)when - start) / (time_t)step - 1], v);
+	for (unsigned long i = 0; i < n_ds; i++)
+		rrd_freemem(names[i]);
+	rrd_freemem(names);
+	rrd_freemem(data);
+}
+
+/* The file's mtime, to the nanosecond: whether anything wrote it. */
+static struct timespec mtime_of(const char *path)
+{
+	struct stat st;
+
+	ASSERT_EQ(stat(path, &st), 0);
+	return st.st_mtim;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* With a flush interval, polls wait in memory: the file is made and
+ * written only when the interval has passed since the last burst, and
+ * then holds every poll since. */
+TEST(polls_are_written_in_bursts)
+{
+	struct fake_chip f;
+	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 600 };
+	struct timespec written;
+	int64_t first = c.when;
+	struct last l;
+
+	setup();
+	chip_three(&f);
+	ASSERT_EQ(hwsd_history_new(dir, 60, &c.h), 0);
+	for (int i = 0; i < 6; i++, c.when += 10) {
+		chip_set(&f, 0, 30 + i);
+		update_once(&c);
+		ASSERT_EQ(c.r, 0);
+	}
+	/* 50 s since the first poll: nothing written yet. */
+	ASSERT_EQ(count_files(CHIP, NULL, 0), 0);
+	chip_set(&f, 0, 36);
+	update_once(&c);
+	ASSERT_EQ(c.r, 0);
+	last_get(path_of(CHIP), &l);
+	ASSERT_EQ(l.when, first + 60);
+	ASSERT_STR_EQ(l.values[0], "36");
+	last_free(&l);
+	expect_value_at(first + 10, 31);
+	/* The next polls change nothing on the disk until the next burst. */
+	written = mtime_of(path_of(CHIP));
+	for (int i = 1; i < 6; i++) {
+		c.when += 10;
+		chip_set(&f, 0, 40 + i);
+		update_once(&c);
+		ASSERT_EQ(c.r, 0);
+		ASSERT_TRUE(same_time(mtime_of(path_of(CHIP)), written));
+	}
+	c.when += 10;
+	update_once(&c);
+	ASSERT_EQ(c.r, 0);
+	expect_last_update(&c);
+	hwsd_history_free(c.h);
+	teardown();
+}
+
+/* hwsd_history_flush() (the stop, a reload, the freeze) writes every
+ * chip's polls, however early. */
+TEST(a_flush_writes_every_poll)
+{
+	struct fake_chip f, g;
+	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 600 };
+	struct last l;
+
+	setup();
+	chip_three(&f);
+	chip_three_named(&g, "lm75-i2c-0-48");
+	ASSERT_EQ(hwsd_history_new(dir, 300, &c.h), 0);
+	for (int i = 0; i < 3; i++, c.when += 10) {
+		update_once(&c);
+		ASSERT_EQ(c.r, 0);
+		ASSERT_EQ(hwsd_history_update(c.h, &g.chip, 10, c.when), 0);
+	}
+	c.when -= 10;
+	ASSERT_EQ(count_files(CHIP, NULL, 0) + count_files("lm75", NULL, 0), 0);
+	ASSERT_EQ(hwsd_history_flush(c.h), 0);
+	expect_last_update(&c);
+	last_get(path_of("lm75-i2c-0-48"), &l);
+	ASSERT_EQ(l.when, c.when);
+	last_free(&l);
+	/* Nothing left to write: a second flush leaves the files alone. */
+	{
+		struct timespec t = mtime_of(path_of(CHIP));
+
+		ASSERT_EQ(hwsd_history_flush(c.h), 0);
+		ASSERT_TRUE(same_time(mtime_of(path_of(CHIP)), t));
+	}
+	hwsd_history_free(c.h);
+	teardown();
+}
+
+/* Polls of a chip, one a second from c->when on, c->r the last result. */
+static struct change *burst_of;
+static int burst_n;
+
+static void polls(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < burst_n; i++, burst_of->when++) {
+		update_once(burst_of);
+		ASSERT_EQ(burst_of->r, 0);
+	}
+	burst_of->when--;
+}
+
+/* Polls no burst wrote for long: the batch keeps the newest within its
+ * bound and says once that it drops the oldest. */
+TEST(a_full_batch_drops_the_oldest_polls)
+{
+	struct fake_chip f;
+	struct change c = { .f = &f, .step = 1, .when = aligned_now(1) - 100000 };
+	int64_t first = c.when;
+	char line[64], *log;
+
+	setup();
+	chip_three(&f);
+	ASSERT_EQ(hwsd_history_new(dir, 24 * 3600, &c.h), 0);
+	burst_of = &c;
+	burst_n = (int)(HISTORY_BATCH_MAX / (size_t)snprintf(line, sizeof(line), "%lld:40:1000:1.25\n",
+							       (long long)first)) + 100;
+	log = logged(polls, NULL);
+	ASSERT_NOT_NULL(strstr(log, "KiB of polls not yet written; dropping the oldest"));
+	ASSERT_NULL(strstr(strstr(log, "dropping") + 1, "dropping"));
+	free(log);
+	ASSERT_EQ(hwsd_history_flush(c.h), 0);
+	expect_last_update(&c);
+	expect_value_at(c.when - 10, 40);
+	/* The oldest polls were dropped. */
+	expect_value_at(first, NAN);
+	hwsd_history_free(c.h);
+	teardown();
+}
+
 TEST(changed_sensors_set_the_old_file_aside)
 {
 	struct fake_chip f;
