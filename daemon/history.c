@@ -726,7 +726,8 @@ static void batch_return(struct hwsd_history *h, struct chip_history *c, char *t
 		char *b = realloc(taken, size ? size : 1);
 
 		if (b) {
-			memcpy(b + len, c->batch, c->batch_len);
+			if (c->batch_len)       /* c->batch may be NULL */
+				memcpy(b + len, c->batch, c->batch_len);
 			free(c->batch);
 			c->batch = b;
 			c->batch_len = c->batch_size = size;
