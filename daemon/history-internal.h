@@ -14,6 +14,7 @@
  */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +22,7 @@
 
 #include "history.h"
 
-#define HISTORY_DS_MAX 19       /* librrd's DS_NAM_SIZE, less the NUL */
+#define HISTORY_DS_MAX 19       /* rrdtool's DS_NAM_SIZE, less the NUL */
 #define HISTORY_LABEL_MAX 40    /* bytes of a label shown in a legend */
 #define HISTORY_RANGES 3        /* 1h, 1d, 1w: history-graph.c */
 
@@ -74,7 +75,7 @@ struct hwsd_history {
 	pthread_mutex_t lock;
 	pthread_mutex_t write_lock;
 	pthread_mutex_t draw_lock;
-	unsigned flush_interval;        /* seconds between bursts; 0: each poll */
+	_Atomic unsigned flush_interval; /* seconds between bursts; 0: each poll (a reload sets it) */
 	int64_t last_flush;             /* the poll queue's: when the last burst was due */
 	pthread_cond_t drawn;           /* D: a drawing ended */
 	unsigned n_drawing;             /* D: rrdtools running */

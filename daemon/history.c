@@ -43,6 +43,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,7 +253,7 @@ const char *hwsd_history_dir(const struct hwsd_history *h)
 
 void hwsd_history_set_flush_interval(struct hwsd_history *h, unsigned flush_interval)
 {
-	h->flush_interval = flush_interval;
+	atomic_store(&h->flush_interval, flush_interval);
 }
 
 struct chip_history *hwsd_history__find(struct hwsd_history *h, const char *name)
@@ -368,8 +369,8 @@ static int fail(struct chip_history *c, int r, const char *fmt, ...)
 	return r;
 }
 
-/* librrd says why it failed only in words; a lock another program holds
- * (rrdtool, a backup) is no corruption, and passes. */
+/* rrdtool says why it failed only in words; a lock another program holds
+ * (rrdtool drawing, a backup) is no corruption, and passes. */
 static bool locked_by_another(const char *path, short type)
 {
 	struct flock l = { .l_type = type, .l_whence = SEEK_SET };
@@ -843,6 +844,7 @@ int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, uns
 			int64_t when)
 {
 	struct chip_history *c;
+	unsigned interval;
 	int r;
 
 	if (!h || !chip || !chip->name)
@@ -873,9 +875,10 @@ int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, uns
 		return r;
 	if (h->last_flush == 0)
 		h->last_flush = when;
-	if (h->flush_interval == 0)
+	interval = atomic_load(&h->flush_interval);
+	if (interval == 0)
 		return hwsd_history__flush_chip(h, c);
-	if (when - h->last_flush < (int64_t)h->flush_interval && when >= h->last_flush)
+	if (when - h->last_flush < (int64_t)interval && when >= h->last_flush)
 		return 0;
 	h->last_flush = when;
 	return hwsd_history_flush(h);
