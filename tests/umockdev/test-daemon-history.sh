@@ -3,16 +3,22 @@
 #
 # hwsightd's history on the disk, polling the PC87427 testbed every
 # second: polls wait in memory and are written in bursts ([history]
-# flush_interval), a reload (SIGHUP) and a clean stop write all of them,
-# flush_interval = 0 writes each poll, and a bad value is refused with
-# its FILE:LINE. What is on the disk is read with rrdtool itself.
+# flush_interval), a reload (SIGHUP), the freeze before a sleep (logind's
+# PrepareForSleep, from tests/helpers' fake-logind) and a clean stop write
+# all of them, flush_interval = 0 writes each poll, and a bad value is
+# refused with its FILE:LINE. What is on the disk is read with rrdtool
+# itself.
 . "$(dirname "$0")/lib.sh"
 
 if [ -z "${HWSIGHTD:-}" ] || [ ! -x "$HWSIGHTD" ]; then
 	die "HWSIGHTD must name hwsightd (got '${HWSIGHTD:-}'); run through ctest or set it"
 fi
+if [ -z "${FAKE_LOGIND:-}" ] || [ ! -x "$FAKE_LOGIND" ]; then
+	die "FAKE_LOGIND must name tests/helpers' fake-logind (got '${FAKE_LOGIND:-}')"
+fi
 command -v rrdtool >/dev/null || die "rrdtool is not installed (scripts/install-deps installs it)"
-trap 'daemon_cleanup; rm -rf "$TMP"' EXIT
+bus_pid=
+trap 'daemon_cleanup; [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null; rm -rf "$TMP"' EXIT
 rrd=$TMP/state/history/pc87427-isa-0900.rrd
 
 # polls: how many polls of the chip the daemon has logged.
@@ -86,6 +92,36 @@ wait_for 100 gone "$DAEMON_PID"
 wait "$UMOCKDEV_PID"
 UMOCKDEV_PID='' DAEMON_PID=''
 expect_no_line "no sanitizer report (flush_interval = 0)" 'Sanitizer|runtime error' "$(cat "$TMP/daemon.log")"
+
+# --- the freeze before a sleep writes every poll: a sleep may never end.
+rm -rf "$TMP/state"
+bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1 | head -n 2)
+bus_pid=$(sed -n 2p <<<"$bus")
+mkfifo "$TMP/logind.in"
+DBUS_SYSTEM_BUS_ADDRESS=$(head -n 1 <<<"$bus") "$FAKE_LOGIND" <"$TMP/logind.in" >"$TMP/logind.log" &
+exec 7>"$TMP/logind.in"
+logind_said() { grep -q "$1" "$TMP/logind.log"; }
+wait_for 50 logind_said '^ready'
+conf 1h
+DBUS_SYSTEM_BUS_ADDRESS=$(head -n 1 <<<"$bus") daemon_start "$TESTBEDS/pc87427.umockdev" "$TMP/hwsightd.conf"
+wait_for 50 logind_said '^inhibit sleep'
+wait_polls 3
+expect_eq "before the sleep, the polls are in memory only" no "$([ -e "$rrd" ] && echo yes || echo no)"
+seen=$(date +%s)
+echo sleep >&7
+wait_for 100 logind_said '^slept'
+expect_eq "the freeze wrote every poll before the sleep" yes \
+	"$(updated_since $((seen - 1)) && echo yes || echo no)"
+expect_line "... and let the sleep go on" '^slept locks-released=1 ' "$(cat "$TMP/logind.log")"
+echo resume >&7
+exec 7>&-
+kill -TERM "$DAEMON_PID"
+wait_for 100 gone "$DAEMON_PID"
+wait "$UMOCKDEV_PID"
+UMOCKDEV_PID='' DAEMON_PID=''
+kill "$bus_pid" 2>/dev/null
+bus_pid=
+expect_no_line "no sanitizer report (sleep)" 'Sanitizer|runtime error' "$(cat "$TMP/daemon.log")"
 
 # --- a bad value: refused with where it is.
 conf soon
