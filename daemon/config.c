@@ -519,6 +519,22 @@ static int motion_key(struct parser *p, const char *name, const char *v)
 	return conf_fail(p, "unknown key \"%s\" in [motion]", name);
 }
 
+static int history_key(struct parser *p, const char *name, const char *v)
+{
+	unsigned ms;
+
+	if (!strcmp(name, "flush_interval")) {
+		if (hwsd_parse_duration(v, &ms) < 0)
+			return conf_fail(p, "flush_interval: \"%s\" is not a duration (300, 5min, 1h) or 0", v);
+		/* Whole seconds: the bursts follow the polls' time stamps. */
+		if (ms % 1000 || ms > 24 * 3600000)
+			return conf_fail(p, "flush_interval: %s is not 0 or whole seconds up to 1 day", v);
+		p->c->history_flush_s = ms / 1000;
+		return 1;
+	}
+	return conf_fail(p, "unknown key \"%s\" in [history]", name);
+}
+
 static int http_key(struct parser *p, const char *name, const char *v)
 {
 	struct hwsd_http_conf *h = &p->c->http;
@@ -554,12 +570,14 @@ static int handler(void *user, const char *section, const char *name, const char
 		return camera_key(p, section + 7 + strspn(section + 7, " "), name, value);
 	if (!strcmp(section, "motion"))
 		return motion_key(p, name, value);
+	if (!strcmp(section, "history"))
+		return history_key(p, name, value);
 	if (!strcmp(section, "http"))
 		return http_key(p, name, value);
 	if (!strncmp(section, "fan ", 4))
 		return conf_fan_key(p, section + 4 + strspn(section + 4, " "), name, value);
 	if (!*section)
-		return conf_fail(p, "\"%s\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [fan NAME], [http])", name);
+		return conf_fail(p, "\"%s\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [history], [fan NAME], [http])", name);
 	return conf_fail(p, "unknown section [%s]", section);
 }
 
@@ -655,6 +673,8 @@ static struct hwsd_config *config_new(void)
 	c->motion.interval_ms = 20;
 	c->motion.park_ms = 5000;
 	c->motion.auto_disks = true;
+	/* Twelve bursts an hour: the disk may sleep in between. */
+	c->history_flush_s = 300;
 	return c;
 }
 

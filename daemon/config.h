@@ -139,6 +139,7 @@ struct hwsd_config {
 	size_t n_fans;
 	char *fan_state;        /* the state file of the taken outputs */
 	bool dry_run;           /* dry_run = yes, or --dry-run: no output is written */
+	unsigned history_flush_s; /* [history] flush_interval; 0: at each poll */
 };
 
 /*

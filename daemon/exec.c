@@ -4,9 +4,10 @@
  * event in its environment, as sensord and fswebcam run theirs. It is
  * started and never waited for here; the main loop reaps it on SIGCHLD.
  *
- * Reaping. The commands are not the daemon's only children: rrdtool draws
- * the graphs (history-graph.c) and is waited for by its pid on an HTTP
- * thread. A command is therefore waited for by its pid too, never with
+ * Reaping. The commands are not the daemon's only children: rrdtool writes
+ * the history and draws its graphs (history-rrdtool.c) and is waited for
+ * by its pid on the thread that ran it (the poll queue, an HTTP thread,
+ * the main thread). A command is therefore waited for by its pid too, never with
  * waitpid(-1), which would take rrdtool's exit status from under the
  * graph (and leave it ECHILD). The pids are kept in x->pids, a slot
  * per command that may run. Commands are started on the poll and motion

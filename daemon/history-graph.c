@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Graphs of the sensor history for /graph, drawn by rrdtool, librrd's own
- * program, in a child process: "rrdtool graph - ARGS..." writes the PNG
- * to a pipe.
+ * Graphs of the sensor history for /graph, drawn by rrdtool, RRD's own
+ * program, in a child process (history-rrdtool.c): "rrdtool graph -
+ * ARGS..." writes the PNG to a pipe. The chip's batch is written first
+ * (a burst), so that the graph shows the last poll.
  *
  * Why a child. librrd 1.7 (Debian 12 has 1.7.2) cannot draw for long in
  * a process with threads: rrd_graph() leaks two small strings per legend
@@ -14,34 +15,24 @@
  * at once came out with boxes for text, or crashed). What a child leaks
  * goes with it, and children drawing at once share nothing.
  *
- * The child. It is started with posix_spawn(), never fork(): a child
- * forked from a process with threads may run only async-signal-safe code
- * until it execs. It gets /dev/null for stdin, a pipe for stdout (the
- * image) and one for stderr (why it failed: the first line is logged),
- * no other descriptor, the default signal mask and SIGPIPE, and an
- * environment of its own (child_env()). It has h->draw_timeout_ms to end
- * and may write h->png_max bytes; past either it is killed. It is waited
- * for by its pid, as exec.c waits for its commands by theirs, so neither
- * takes the other's exit status.
+ * The child has h->draw_timeout_ms to end and may write h->png_max
+ * bytes; past either it is killed.
  *
- * Reading while the poller writes. rrdtool reads a file with a read lock
- * (rrd_fetch.c), the poller writes it with a write lock (rrd_update.c),
- * both taken with fcntl(F_SETLK), which does not wait: whichever comes
- * second fails with "could not lock RRD". rrdtool is then run again a
- * moment later (LOCK_TRIES: an update holds the lock for well under a
- * millisecond), and an update tries again for a while (history.c,
- * record()). Should the two overlap all the same -- these locks belong
- * to the process, so the daemon's own fetch (stats_fetch()), when it
- * closes the file, drops the poller's lock too -- rrdtool may read one
- * step with some values from before the update and some from after,
- * nothing worse: every row it reads is bounded by the layout, which an
- * update never changes (rrd_fetch.c takes the archive pointer modulo the
- * row count), and a file is set aside by renaming it, never by
- * truncating it.
+ * Reading while a burst writes. rrdtool reads a file with a read lock
+ * (rrd_fetch.c) and writes it with a write lock (rrd_update.c), both
+ * taken with fcntl(F_SETLK), which does not wait: whichever comes second
+ * fails with "could not lock RRD", and is run again a moment later
+ * (HISTORY_LOCK_TRIES: a burst holds the lock for some milliseconds).
+ * Should a burst find the file locked all the same, its polls wait for
+ * the next one (history.c). Every row rrdtool reads is bounded by the
+ * layout, which an update never changes (rrd_fetch.c takes the archive
+ * pointer modulo the row count), and a file is set aside by renaming it,
+ * never by truncating it.
  *
- * The legend's figures (now, min, avg, max) are computed here with
- * rrd_fetch_r() rather than by GPRINT entries: the axes need them before
- * rrdtool is run (fan_scale()), and an unknown value is shown as "-".
+ * The legend's figures (now, min, avg, max) are computed here from
+ * "rrdtool fetch" rather than by GPRINT entries: the axes need them
+ * before the graph is drawn (fan_scale()), and an unknown value is
+ * shown as "-".
  *
  * Cost. A child costs some tens of milliseconds, so a graph is drawn
  * again only when the one drawn last is older than a 120th of its range
@@ -54,33 +45,21 @@
  * than that many cores however many clients ask.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <rrd.h>
 
 #include "time-util.h"
 
 #include "history-internal.h"
 #include "log.h"
-#include "child.h"
 
 #define GRAPH_WIDTH 720         /* pixels of the plot, legend aside */
 #define GRAPH_HEIGHT 240
 #define NAME_WIDTH 28           /* characters for "temp1 CPU Temp" */
 #define REDRAW_DIVISOR 120      /* a graph is redrawn after range / this */
-#define LOCK_TRIES 4            /* rrdtool runs, 10, 20 and 40 ms apart */
-
-extern char **environ;
+#define FETCH_MAX (4u << 20)    /* bytes of "rrdtool fetch" output, at most */
 
 static const struct range {
 	const char *name;
@@ -122,7 +101,7 @@ static int snapshot_take(struct hwsd_history *h, const char *name, struct snapsh
 	*s = (struct snapshot){ 0 };
 	pthread_mutex_lock(&h->lock);
 	c = hwsd_history__find(h, name);
-	if (!c || !c->has_file || !c->n_series) {
+	if (!c || !c->n_series) {
 		r = -ENOENT;
 		goto out;
 	}
@@ -140,6 +119,16 @@ static int snapshot_take(struct hwsd_history *h, const char *name, struct snapsh
 out:
 	pthread_mutex_unlock(&h->lock);
 	return r;
+}
+
+static bool has_file(struct hwsd_history *h, const struct chip_history *c)
+{
+	bool has;
+
+	pthread_mutex_lock(&h->lock);
+	has = c->has_file;
+	pthread_mutex_unlock(&h->lock);
+	return has;
 }
 
 /* PWM duty cycles (0..255) are drawn in percent. */
@@ -180,38 +169,84 @@ static void stats_add(struct stats *st, size_t *n, double v)
 	++*n;
 }
 
-/* The figures of every line over @span seconds to @end, as the graph will
- * show them: averages at about the graph's resolution. */
-static int stats_fetch(const struct snapshot *s, unsigned span, time_t end, struct stats *st)
+/* The column of each series in "rrdtool fetch"'s head line (its DS
+ * names), or -1. */
+static void fetch_columns(const struct snapshot *s, char *head, long *col)
 {
-	time_t start = end - span;
-	unsigned long step = span / GRAPH_WIDTH, n_ds, rows;
-	rrd_value_t *data;
-	char **names;
+	char *save = NULL;
+	long n = 0;
 
-	rrd_clear_error();
-	if (rrd_fetch_r(s->path, "AVERAGE", &start, &end, &step, &n_ds, &names, &data) != 0) {
-		log_debug("history: %s: %s", s->path, rrd_get_error());
-		return -EIO;
+	for (size_t i = 0; i < s->n; i++)
+		col[i] = -1;
+	for (char *name = strtok_r(head, " \t", &save); name; name = strtok_r(NULL, " \t", &save), n++)
+		for (size_t i = 0; i < s->n; i++)
+			if (!strcmp(name, s->series[i].ds))
+				col[i] = n;
+}
+
+/*
+ * The figures of every line over @span seconds to @end, as the graph will
+ * show them: averages at about the graph's resolution, from "rrdtool
+ * fetch": a head line of DS names, a blank line, then "TIME: v1 v2 ..."
+ * rows with "nan" for unknown.
+ */
+static int stats_fetch(const struct hwsd_history *h, const struct snapshot *s, unsigned span,
+		       time_t end, uint64_t deadline, struct stats *st)
+{
+	struct history_args a = { 0 };
+	struct history_output o = { 0 };
+	long *col = calloc(s->n ? s->n : 1, sizeof(*col));
+	size_t *n = calloc(s->n ? s->n : 1, sizeof(*n));
+	char *save = NULL, *line;
+	int r = col && n ? 0 : -ENOMEM;
+
+	hwsd_history__args_add(&a, "rrdtool");
+	hwsd_history__args_add(&a, "fetch");
+	hwsd_history__args_add(&a, "%s", s->path);
+	hwsd_history__args_add(&a, "AVERAGE");
+	hwsd_history__args_add(&a, "--start=%lld", (long long)end - span);
+	hwsd_history__args_add(&a, "--end=%lld", (long long)end);
+	hwsd_history__args_add(&a, "--resolution=%u", span / GRAPH_WIDTH);
+	if (r >= 0)
+		r = a.error;
+	if (r >= 0)
+		r = hwsd_history__rrdtool_retry(h, a.v, deadline, FETCH_MAX, &o);
+	hwsd_history__args_free(&a);
+	if (r < 0) {
+		if (r != -ENOMEM)
+			log_warning("history: %s: %s", s->path, o.why);
+		goto out;
 	}
-	rows = step ? (unsigned long)(end - start) / step : 0;
-	for (size_t i = 0; i < s->n; i++) {
-		size_t n = 0;
-
+	for (size_t i = 0; i < s->n; i++)
 		st[i] = (struct stats){ NAN, NAN, 0, NAN };
-		for (unsigned long d = 0; d < n_ds; d++) {
-			if (strcmp(names[d], s->series[i].ds))
-				continue;
-			for (unsigned long row = 0; row < rows; row++)
-				stats_add(&st[i], &n, data[row * n_ds + d] * display_factor(s->series[i].kind));
+	line = o.data ? strtok_r(o.data, "\n", &save) : NULL;
+	if (line)
+		fetch_columns(s, line, col);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *p = strchr(line, ':');
+		long k = 0;
+
+		if (!p)
+			continue;
+		for (p++; *p; k++) {
+			char *next;
+			double v = strtod(p, &next);
+
+			if (next == p)
+				break;
+			for (size_t i = 0; i < s->n; i++)
+				if (col[i] == k)
+					stats_add(&st[i], &n[i], v * display_factor(s->series[i].kind));
+			p = next;
 		}
-		st[i].avg = n ? st[i].avg / (double)n : NAN;
 	}
-	for (unsigned long d = 0; d < n_ds; d++)
-		rrd_freemem(names[d]);
-	rrd_freemem(names);
-	rrd_freemem(data);
-	return 0;
+	for (size_t i = 0; i < s->n; i++)
+		st[i].avg = n[i] ? st[i].avg / (double)n[i] : NAN;
+out:
+	free(o.data);
+	free(col);
+	free(n);
+	return r;
 }
 
 /* The smallest 1, 2 or 5 times a power of ten that is at least @x > 0. */
@@ -395,222 +430,6 @@ static int graph_args(const char *chip, const struct range *range, const struct 
 	return a->error;
 }
 
-static void nap_ms(unsigned ms)
-{
-	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 }, NULL);
-}
-
-/*
- * What the child sees of our environment: the C locale the daemon has
- * always drawn in (figures with a '.', dates in English), with text in
- * UTF-8; and where the time zone and the fonts are, nothing else (no
- * LD_PRELOAD, no RRDCACHED_ADDRESS). @envp has room for
- * N_PASSED_ENV + 2 entries.
- */
-static const char *const passed_env[] = {
-	"TZ", "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS",
-	"FONTCONFIG_FILE", "FONTCONFIG_PATH",
-};
-
-#define N_PASSED_ENV (sizeof(passed_env) / sizeof(passed_env[0]))
-
-static void child_env(char **envp)
-{
-	size_t n = 0;
-
-	envp[n++] = "LC_ALL=C.UTF-8";
-	for (size_t i = 0; i < N_PASSED_ENV; i++) {
-		size_t len = strlen(passed_env[i]);
-
-		for (char **e = environ; *e; e++)
-			if (!strncmp(*e, passed_env[i], len) && (*e)[len] == '=') {
-				envp[n++] = *e;
-				break;
-			}
-	}
-	envp[n] = NULL;
-}
-
-/* What a child wrote, and why it failed. */
-struct child_output {
-	unsigned char *data;            /* stdout */
-	size_t len, size;
-	char err[256];                  /* the start of stderr */
-	size_t err_len;
-	char why[320];                  /* for the log, on failure */
-};
-
-/* Room for a read of stdout, and for one byte over @max to be seen. */
-static int output_grow(struct child_output *o, size_t max)
-{
-	size_t size = o->size ? 2 * o->size : 64 * 1024;
-	unsigned char *data;
-
-	if (size > max + 1)
-		size = max + 1;
-	data = realloc(o->data, size);
-	if (!data)
-		return -ENOMEM;
-	o->data = data;
-	o->size = size;
-	return 0;
-}
-
-/*
- * Read the child's stdout and stderr until both are closed. Return: 0,
- * -ETIMEDOUT at @deadline, -EFBIG past @max bytes of stdout, -ENOMEM or
- * another negative errno.
- */
-static int child_read(int out_fd, int err_fd, uint64_t deadline, size_t max, struct child_output *o)
-{
-	struct pollfd p[2] = { { .fd = out_fd, .events = POLLIN }, { .fd = err_fd, .events = POLLIN } };
-
-	while (p[0].fd >= 0 || p[1].fd >= 0) {
-		uint64_t now = hws__now_ms();
-		char buf[1024];
-		ssize_t n;
-		int r;
-
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		r = poll(p, 2, deadline - now > INT_MAX ? INT_MAX : (int)(deadline - now));
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (r <= 0)
-			continue;
-		if (p[0].revents) {
-			if (o->len == o->size && output_grow(o, max) < 0)
-				return -ENOMEM;
-			n = read(p[0].fd, o->data + o->len, o->size - o->len);
-			if (n < 0 && errno != EINTR)
-				return -errno;
-			if (n == 0)
-				p[0].fd = -1;   /* poll() passes over it */
-			o->len += n > 0 ? (size_t)n : 0;
-			if (o->len > max)
-				return -EFBIG;
-		}
-		if (p[1].revents) {
-			n = read(p[1].fd, buf, sizeof(buf));
-			if (n < 0 && errno != EINTR)
-				return -errno;
-			if (n == 0)
-				p[1].fd = -1;
-			for (ssize_t i = 0; i < n && o->err_len < sizeof(o->err) - 1; i++)
-				o->err[o->err_len++] = buf[i];
-			o->err[o->err_len] = '\0';
-		}
-	}
-	return 0;
-}
-
-/*
- * Wait for the child @pid, killed first if @kill_it, or if it is still
- * there at @deadline with its output closed. Return: 0, -ETIMEDOUT if it
- * was killed for the deadline, or a negative errno.
- */
-static int child_wait(pid_t pid, bool kill_it, uint64_t deadline, int *ret_status)
-{
-	unsigned nap = 1;
-	int r = 0;
-
-	if (kill_it)
-		kill(pid, SIGKILL);
-	for (;;) {
-		pid_t w = waitpid(pid, ret_status, kill_it ? 0 : WNOHANG);
-
-		if (w == pid)
-			return r;
-		if (w < 0 && errno != EINTR)
-			return -errno;
-		if (w == 0 && hws__now_ms() >= deadline) {
-			kill(pid, SIGKILL);
-			kill_it = true;
-			r = -ETIMEDOUT;
-		} else if (w == 0) {
-			nap_ms(nap);
-			nap = nap < 32 ? 2 * nap : nap;
-		}
-	}
-}
-
-/*
- * Run rrdtool with @argv (see the top of the file), its image in @o.
- * Return: 0 and a PNG; -EBUSY if it found the file locked; -ETIMEDOUT,
- * -EFBIG, -ENOMEM; -EIO if it failed or could not be run. On failure,
- * o->why says what happened.
- */
-static int rrdtool_run(const struct hwsd_history *h, char **argv, uint64_t deadline,
-		       struct child_output *o)
-{
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = 0, r, w;
-	char *envp[N_PASSED_ENV + 2], *nl;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-		r = -errno;
-		snprintf(o->why, sizeof(o->why), "cannot make a pipe: %s", strerror(-r));
-		goto out;
-	}
-	child_env(envp);
-	posix_spawn_file_actions_init(&fa);
-	r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, err[1], STDERR_FILENO);
-	if (!r)
-		r = hwsd_spawn(&pid, h->rrdtool, &fa, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	close(out[1]);
-	close(err[1]);
-	out[1] = err[1] = -1;
-	if (r) {
-		snprintf(o->why, sizeof(o->why), "cannot run %s: %s", h->rrdtool, strerror(r));
-		r = r == ENOMEM ? -ENOMEM : -EIO;
-		goto out;
-	}
-	r = child_read(out[0], err[0], deadline, h->png_max, o);
-	close(out[0]);
-	close(err[0]);
-	out[0] = err[0] = -1;
-	w = child_wait(pid, r < 0, deadline, &status);
-	if (r >= 0)
-		r = w;
-	nl = strchr(o->err, '\n');
-	if (nl)
-		*nl = '\0';
-	if (r == -ETIMEDOUT)
-		snprintf(o->why, sizeof(o->why), "rrdtool took over %u ms; killed it", h->draw_timeout_ms);
-	else if (r == -EFBIG)
-		snprintf(o->why, sizeof(o->why), "rrdtool wrote over %zu bytes; killed it", h->png_max);
-	else if (r < 0)
-		snprintf(o->why, sizeof(o->why), "reading rrdtool: %s", strerror(-r));
-	else if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
-		r = strstr(o->err, "could not lock RRD") ? -EBUSY : -EIO;
-		if (WIFSIGNALED(status))
-			snprintf(o->why, sizeof(o->why), "rrdtool killed by signal %d", WTERMSIG(status));
-		else
-			snprintf(o->why, sizeof(o->why), "rrdtool failed (status %d): %s", WEXITSTATUS(status),
-				 *o->err ? o->err : "no reason given");
-	} else if (o->len < 8 || memcmp(o->data, "\x89PNG\r\n\x1a\n", 8)) {
-		r = -EIO;
-		snprintf(o->why, sizeof(o->why), "rrdtool wrote no PNG (%zu bytes)%s%s", o->len,
-			 *o->err ? ": " : "", o->err);
-	}
-	if (r >= 0 && *o->err)
-		log_debug("history: rrdtool said: %s", o->err);
-out:
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (err[i] >= 0)
-			close(err[i]);
-	}
-	return r;
-}
-
 /* Draw @range of the chip in @s anew, into @ret_png. */
 static int draw(const struct hwsd_history *h, const char *chip, const struct range *range,
 		const struct snapshot *s, struct history_png *ret_png)
@@ -618,27 +437,24 @@ static int draw(const struct hwsd_history *h, const char *chip, const struct ran
 	uint64_t deadline = hws__now_ms() + h->draw_timeout_ms;
 	struct history_args a = { 0 };
 	struct stats *st = calloc(s->n, sizeof(*st));
-	struct child_output o = { 0 };
+	struct history_output o = { 0 };
 	time_t now = time(NULL);
 	int r;
 
 	if (!st)
 		return -ENOMEM;
-	r = stats_fetch(s, range->seconds, now, st);
+	r = stats_fetch(h, s, range->seconds, now, deadline, st);
 	if (r >= 0)
 		r = graph_args(chip, range, s, st, now, &a);
-	for (unsigned i = 1; r >= 0; i++) {
-		unsigned wait = 10u << (i - 1);
-
-		o.len = o.err_len = 0;
-		o.err[0] = '\0';
-		r = rrdtool_run(h, a.v, deadline, &o);
-		if (r != -EBUSY || i == LOCK_TRIES || hws__now_ms() + wait >= deadline)
-			break;
-		log_debug("history: %s: %s; again in %u ms", chip, o.why, wait);
-		nap_ms(wait);
-		r = 0;
+	if (r >= 0)
+		r = hwsd_history__rrdtool_retry(h, a.v, deadline, h->png_max, &o);
+	if (r >= 0 && (o.len < 8 || memcmp(o.data, "\x89PNG\r\n\x1a\n", 8))) {
+		r = -EIO;
+		snprintf(o.why, sizeof(o.why), "rrdtool wrote no PNG (%zu bytes)%s%s", o.len,
+			 *o.err ? ": " : "", o.err);
 	}
+	if (r == -ETIMEDOUT)
+		snprintf(o.why, sizeof(o.why), "rrdtool took over %u ms; killed it", h->draw_timeout_ms);
 	if (r >= 0) {
 		void *fit = realloc(o.data, o.len);    /* kept for a while */
 
@@ -702,7 +518,9 @@ int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *ran
 		png->drawing = true;
 		h->n_drawing++;
 		pthread_mutex_unlock(&h->draw_lock);
-		r = draw(h, chip, rg, &s, &drawn);
+		/* It shows the polls still in memory too. */
+		hwsd_history__flush_chip(h, s.chip);   /* it logs its own failures */
+		r = has_file(h, s.chip) ? draw(h, chip, rg, &s, &drawn) : -ENOENT;
 		pthread_mutex_lock(&h->draw_lock);
 		png->drawing = false;
 		h->n_drawing--;

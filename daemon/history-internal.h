@@ -3,14 +3,18 @@
 #define HWSD_HISTORY_INTERNAL_H
 
 /*
- * What history.c (the files and their updates) and history-graph.c (the
- * drawing) share. Locks: L is h->lock, held only for a look-up or a copy;
- * D is h->draw_lock, held to look at or replace a drawn graph, never
- * while rrdtool draws one. Fields without either are the poll queue's
- * alone.
+ * What history.c (the batches and the files), history-graph.c (the
+ * drawing) and history-rrdtool.c (the children) share. Locks: L is
+ * h->lock, held only for a look-up, a copy or an append; W is
+ * h->write_lock, held while rrdtool writes a file (a burst) and while
+ * a file is checked or made; D is h->draw_lock, held to look at or
+ * replace a drawn graph, never while rrdtool draws one. W is taken
+ * before L, never the other way. Fields without a lock are the poll
+ * queue's alone.
  */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +22,7 @@
 
 #include "history.h"
 
-#define HISTORY_DS_MAX 19       /* librrd's DS_NAM_SIZE, less the NUL */
+#define HISTORY_DS_MAX 19       /* rrdtool's DS_NAM_SIZE, less the NUL */
 #define HISTORY_LABEL_MAX 40    /* bytes of a label shown in a legend */
 #define HISTORY_RANGES 3        /* 1h, 1d, 1w: history-graph.c */
 
@@ -31,8 +35,11 @@ struct history_series {
 	enum hws_sensor_kind kind;
 };
 
-#define HISTORY_RRDTOOL "/usr/bin/rrdtool"  /* draws the graphs: history-graph.c */
+#define HISTORY_RRDTOOL "/usr/bin/rrdtool"  /* writes and draws: history-rrdtool.c */
 #define HISTORY_DRAW_TIMEOUT_MS 10000   /* then rrdtool is killed */
+#define HISTORY_WRITE_TIMEOUT_MS 30000  /* for a burst of one chip */
+#define HISTORY_BATCH_MAX (512u << 10)  /* bytes of a chip's unwritten polls */
+#define HISTORY_LOCK_TRIES 4            /* rrdtool runs, 10, 20 and 40 ms apart */
 #define HISTORY_PNG_MAX (8u << 20)      /* bytes of a graph, at most */
 #define HISTORY_DRAWING_MAX 2           /* rrdtools running at once */
 
@@ -54,17 +61,22 @@ struct chip_history {
 	unsigned generation;            /* L: bumped when the series change */
 	bool has_file;                  /* L: the file records the series */
 	struct history_png drawn[HISTORY_RANGES];  /* D */
-	char *line;                     /* the update: "when:v1:v2..." */
-	size_t line_size;
-	int64_t last_update;            /* the file's */
-	bool failing;                   /* a failure was logged */
+	/* The polls not yet written: "when:v1:v2...\n" each, oldest first. */
+	char *batch;                    /* L */
+	size_t batch_len, batch_size;   /* L */
+	bool dropping;                  /* L: the oldest polls are being dropped */
+	int64_t last_queued;            /* the last poll batched */
+	bool failing;                   /* W: a failure was logged */
 	struct chip_history *next;      /* L; entries live until the end */
 };
 
 struct hwsd_history {
 	char *dir;
 	pthread_mutex_t lock;
+	pthread_mutex_t write_lock;
 	pthread_mutex_t draw_lock;
+	_Atomic unsigned flush_interval; /* seconds between bursts; 0: each poll (a reload sets it) */
+	int64_t last_flush;             /* the poll queue's: when the last burst was due */
 	pthread_cond_t drawn;           /* D: a drawing ended */
 	unsigned n_drawing;             /* D: rrdtools running */
 	struct chip_history *chips;     /* L */
@@ -81,6 +93,35 @@ struct history_args {
 	size_t n, size;
 	int error;
 };
+
+/* What an rrdtool child wrote, and why it failed. */
+struct history_output {
+	char *data;                     /* stdout, NUL-terminated */
+	size_t len, size;
+	char err[256];                  /* the start of stderr */
+	size_t err_len;
+	char why[320];                  /* for the log, on failure */
+};
+
+/*
+ * hwsd_history__rrdtool - run h->rrdtool with @argv ("rrdtool", the
+ * command, its arguments), its stdout in @o, killed at @deadline
+ * (hws__now_ms()) or past @max bytes of output.
+ * Return: 0; -EBUSY if it found a file locked; -ETIMEDOUT, -EFBIG,
+ * -ENOMEM; -EIO if it failed or could not be run. On failure, o->why says
+ * what happened.
+ */
+int hwsd_history__rrdtool(const struct hwsd_history *h, char **argv, uint64_t deadline, size_t max,
+			  struct history_output *o);
+/* The same, run again up to HISTORY_LOCK_TRIES times while a file is
+ * locked: a graph being drawn and a burst being written lock the file
+ * (fcntl(F_SETLK), which does not wait) for some milliseconds. */
+int hwsd_history__rrdtool_retry(const struct hwsd_history *h, char **argv, uint64_t deadline,
+				size_t max, struct history_output *o);
+void hwsd_history__output_reset(struct history_output *o);
+void hwsd_history__nap_ms(unsigned ms);
+/* Write the chip's batch now (a burst). Takes W. Return: 0 or a negative errno. */
+int hwsd_history__flush_chip(struct hwsd_history *h, struct chip_history *c);
 
 void hwsd_history__args_add(struct history_args *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -1,28 +1,40 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Sensor history: one RRD file per chip under STATE/history, written by
- * the chip's poller with librrd, drawn for /graph by rrdtool, librrd's
- * own program.
+ * Sensor history: one RRD file per chip under STATE/history, written in
+ * bursts by rrdtool, RRD's own program, run as a child
+ * (history-rrdtool.c), and drawn for /graph by it too.
  *
- * Crash safety. librrd writes an update in place, through a shared
+ * Bursts. A laptop's disk must be able to sleep, so a poll is only added
+ * to its chip's batch in memory, one "when:v1:v2..." line, and the
+ * batches are written together every flush_interval seconds ([history],
+ * 300 by default), by one "rrdtool update --skip-past-updates FILE
+ * LINE..." per chip, followed by one fdatasync(). They are written too
+ * before a graph is drawn (so that it shows the last poll), at the
+ * freeze before the system sleeps, at a reload and at the stop
+ * (hwsd_history_flush(), from main.c). A crash loses at most the polls
+ * since the last burst; a clean stop loses none. A batch is bounded
+ * (HISTORY_BATCH_MAX, some hours of 1 s polls of a big chip): while a
+ * file cannot be written, its oldest polls are dropped, with a warning.
+ *
+ * Crash safety. rrdtool writes an update in place, through a shared
  * mapping of the file (rrd_open.c, rrd_write()): the live header
  * (last update time, the step being built, the consolidation state, the
  * archive pointers) and one row per archive. The layout of the file --
  * its size, its data sources, its archives -- is written once, by
- * rrd_create(), into a temporary file renamed into place (rrd_create.c,
- * write_rrd()), and no update rewrites it. librrd never syncs, so we
- * fsync() a new file and its directory, and fdatasync() after each update:
- * when a poll returns, its update is on the disk. A crash or a power cut
- * can then cost only the update being written, which may be left half
- * written -- one step with some values old and some new -- in a file
- * that librrd still reads. Should the disk lose more than that, the file
- * no longer reads and is set aside at the next start, like any corrupt
- * one. The price is one small synchronous write per chip and poll.
+ * rrdtool create, into a temporary file renamed into place (rrd_create.c,
+ * write_rrd()), and no update rewrites it. rrdtool never syncs, so we
+ * fsync() a new file and its directory, and fdatasync() after each
+ * burst. A crash or a power cut can then cost only the burst being
+ * written, which may be left half written -- a file that rrdtool still
+ * reads. Should the disk lose more than that, the file no longer reads
+ * and is set aside at the next start, like any corrupt one.
  *
- * Threads. Updates run on the poll queue alone; the drawing, on the HTTP
- * threads, copies what it needs of a chip under h->lock and has rrdtool
- * read the files (history-graph.c says why that is safe, and why an
- * update may have to wait a moment for rrdtool: record()).
+ * Threads. Polls are batched on the poll queue alone, under h->lock for
+ * an append; a burst holds h->write_lock while rrdtool runs, so that
+ * the poll queue, a graph (on an HTTP thread) and the main thread never
+ * write a file at once. The poll queue waits on a child only at its
+ * burst, once per flush_interval. The drawing copies what it needs of a
+ * chip under h->lock and has rrdtool read the files (history-graph.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +43,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rrd.h>
+#include "time-util.h"
 
 #include "fs.h"
 #include "history-internal.h"
@@ -49,7 +62,6 @@
 #define CHIP_NAME_MAX 128
 #define HEARTBEAT_STEPS 3       /* polls missed before a gap shows */
 #define HEARTBEAT_MIN_S 5       /* ... but not less, for 1 s polls */
-#define UPDATE_TRIES 6          /* while the file is locked: 2+4+...+32 ms */
 
 /* What every file keeps: each poll for a day, then consolidated rows for
  * the week and year graphs, with the extremes that an average hides. */
@@ -179,13 +191,13 @@ static void chip_free(struct chip_history *c)
 	free(c->name);
 	free(c->path);
 	free(c->series);
-	free(c->line);
+	free(c->batch);
 	for (size_t i = 0; i < HISTORY_RANGES; i++)
 		free(c->drawn[i].data);
 	free(c);
 }
 
-int hwsd_history_new(const char *dir, struct hwsd_history **ret_history)
+int hwsd_history_new(const char *dir, unsigned flush_interval, struct hwsd_history **ret_history)
 {
 	struct hwsd_history *h;
 	int r;
@@ -204,8 +216,10 @@ int hwsd_history_new(const char *dir, struct hwsd_history **ret_history)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->write_lock, NULL);
 	pthread_mutex_init(&h->draw_lock, NULL);
 	pthread_cond_init(&h->drawn, NULL);
+	h->flush_interval = flush_interval;
 	h->rrdtool = HISTORY_RRDTOOL;
 	h->draw_timeout_ms = HISTORY_DRAW_TIMEOUT_MS;
 	h->png_max = HISTORY_PNG_MAX;
@@ -224,6 +238,7 @@ struct hwsd_history *hwsd_history_free(struct hwsd_history *h)
 		chip_free(c);
 	}
 	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->write_lock);
 	pthread_mutex_destroy(&h->draw_lock);
 	pthread_cond_destroy(&h->drawn);
 	free(h->dir);
@@ -234,6 +249,11 @@ struct hwsd_history *hwsd_history_free(struct hwsd_history *h)
 const char *hwsd_history_dir(const struct hwsd_history *h)
 {
 	return h->dir;
+}
+
+void hwsd_history_set_flush_interval(struct hwsd_history *h, unsigned flush_interval)
+{
+	atomic_store(&h->flush_interval, flush_interval);
 }
 
 struct chip_history *hwsd_history__find(struct hwsd_history *h, const char *name)
@@ -304,8 +324,7 @@ static int series_set(struct hwsd_history *h, struct chip_history *c, const stru
 		      unsigned step)
 {
 	struct history_series *s = calloc(chip->n_features ? chip->n_features : 1, sizeof(*s)), *old;
-	size_t n = 0, line_size;
-	char *line;
+	size_t n = 0;
 
 	if (!s)
 		return -ENOMEM;
@@ -319,13 +338,6 @@ static int series_set(struct hwsd_history *h, struct chip_history *c, const stru
 		s[n].kind = f->kind;
 		n++;
 	}
-	/* "%lld" and ":%.10g" per value: 21 and 18 bytes at most. */
-	line_size = 24 + n * 20;
-	line = malloc(line_size);
-	if (!line) {
-		free(s);
-		return -ENOMEM;
-	}
 	pthread_mutex_lock(&h->lock);
 	old = c->series;
 	c->series = s;
@@ -333,11 +345,10 @@ static int series_set(struct hwsd_history *h, struct chip_history *c, const stru
 	c->step = step;
 	c->generation++;
 	c->has_file = false;
+	/* Polls a burst could not write were made for the old series. */
+	c->batch_len = 0;
 	pthread_mutex_unlock(&h->lock);
 	free(old);
-	free(c->line);
-	c->line = line;
-	c->line_size = line_size;
 	return 0;
 }
 
@@ -354,12 +365,12 @@ static int fail(struct chip_history *c, int r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_warning("history: %s: %s; retrying at each poll", c->path, msg);
+	log_warning("history: %s: %s; trying again at the next write", c->path, msg);
 	return r;
 }
 
-/* librrd says why it failed only in words; a lock another program holds
- * (rrdtool, a backup) is no corruption, and passes. */
+/* rrdtool says why it failed only in words; a lock another program holds
+ * (rrdtool drawing, a backup) is no corruption, and passes. */
 static bool locked_by_another(const char *path, short type)
 {
 	struct flock l = { .l_type = type, .l_whence = SEEK_SET };
@@ -495,27 +506,50 @@ static int set_aside(struct hwsd_history *h, struct chip_history *c, const char 
 	return r;
 }
 
+/* A write's deadline: rrdtool is killed past it. */
+static uint64_t write_deadline(void)
+{
+	return hws__now_ms() + HISTORY_WRITE_TIMEOUT_MS;
+}
+
+/* Run "rrdtool ARGS" for @c; a failure is logged once. */
+static int run(struct hwsd_history *h, struct chip_history *c, struct history_args *a,
+	       size_t max, struct history_output *o, const char *what)
+{
+	int r = a->error;
+
+	if (r >= 0)
+		r = hwsd_history__rrdtool_retry(h, a->v, write_deadline(), max, o);
+	if (r == -EBUSY)
+		log_debug("history: %s: locked by another program; kept for the next write", c->path);
+	else if (r < 0)
+		fail(c, r, "cannot %s it: %s", what, *o->why ? o->why : strerror(-r));
+	return r;
+}
+
 static int file_create(struct hwsd_history *h, struct chip_history *c, int64_t when)
 {
 	struct history_args a = { 0 };
+	struct history_output o = { 0 };
 	int r;
 
+	hwsd_history__args_add(&a, "rrdtool");
+	hwsd_history__args_add(&a, "create");
+	hwsd_history__args_add(&a, "%s", c->path);
+	hwsd_history__args_add(&a, "--step=%u", c->step);
+	/* The first update, at @when, must come after the "last" one. */
+	hwsd_history__args_add(&a, "--start=%lld", (long long)when - 1);
 	for (size_t i = 0; i < c->n_series; i++)
 		hwsd_history__args_add(&a, "DS:%s:GAUGE:%u:U:U", c->series[i].ds, heartbeat(c->step));
 	for (size_t i = 0; i < N_ARCHIVES; i++)
 		hwsd_history__args_add(&a, "RRA:%s:0.5:%lu:%lu", archives[i].cf,
 				       archive_pdp_per_row(&archives[i], c->step),
 				       archive_rows(&archives[i], c->step));
-	if (a.error) {
-		hwsd_history__args_free(&a);
-		return a.error;
-	}
-	rrd_clear_error();
-	/* The first update, at @when, must come after the "last" one. */
-	r = rrd_create_r(c->path, c->step, (time_t)when - 1, (int)a.n, (const char **)a.v);
+	r = run(h, c, &a, 4096, &o, "create");
 	hwsd_history__args_free(&a);
-	if (r != 0)
-		return fail(c, -EIO, "cannot create it: %s", rrd_get_error());
+	free(o.data);
+	if (r < 0)
+		return r;
 	/* The rename that made it, too. */
 	r = sync_path(c->path, 0, false);
 	if (r >= 0)
@@ -524,91 +558,96 @@ static int file_create(struct hwsd_history *h, struct chip_history *c, int64_t w
 		return fail(c, r, "cannot write it to the disk: %s", strerror(-r));
 	log_info("history: %s: new file, %zu sensor%s every %u s", c->path, c->n_series,
 		 c->n_series == 1 ? "" : "s", c->step);
-	c->last_update = when - 1;
 	return 0;
 }
 
-static bool info_is(const rrd_info_t *i, const char *key, rrd_info_type_t type)
-{
-	return i->type == type && !strcmp(i->key, key);
-}
-
-/* Does the file described by @info hold exactly what @c records? */
-static bool file_matches(const struct chip_history *c, const rrd_info_t *info)
+/*
+ * Does the file described by @info, rrdtool info's "key = value" lines,
+ * hold exactly what @c records?
+ */
+static bool file_matches(const struct chip_history *c, char *info)
 {
 	size_t ds_seen = 0, rra_seen = 0;
 	bool step_ok = false;
+	char *save = NULL;
 
-	for (const rrd_info_t *i = info; i; i = i->next) {
-		char name[HISTORY_DS_MAX + 2], field[32];
+	for (char *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[HISTORY_DS_MAX + 2], field[32], value[32];
+		unsigned long n = 0;
 		unsigned rra;
 		int end = 0;
 
-		if (info_is(i, "step", RD_I_CNT)) {
-			step_ok = i->value.u_cnt == c->step;
-		} else if (sscanf(i->key, "ds[%20[^]]].index%n", name, &end) == 1 && !i->key[end] &&
-			   i->type == RD_I_CNT) {
-			if (i->value.u_cnt >= c->n_series || strcmp(c->series[i->value.u_cnt].ds, name))
+		if (sscanf(line, "step = %lu%n", &n, &end) == 1 && !line[end]) {
+			step_ok = n == c->step;
+		} else if (sscanf(line, "ds[%20[^]]].index = %lu%n", name, &n, &end) == 2 && !line[end]) {
+			if (n >= c->n_series || strcmp(c->series[n].ds, name))
 				return false;
 			ds_seen++;
-		} else if (sscanf(i->key, "rra[%u].%31s", &rra, field) == 2) {
-			const struct archive *a = &archives[rra];
+		} else if (sscanf(line, "rra[%u].%31[a-z_] = %31s", &rra, field, value) == 3) {
+			const struct archive *a;
 
 			if (rra >= N_ARCHIVES)
 				return false;
-			if ((!strcmp(field, "cf") && (i->type != RD_I_STR || strcmp(i->value.u_str, a->cf))) ||
-			    (!strcmp(field, "rows") && i->value.u_cnt != archive_rows(a, c->step)) ||
-			    (!strcmp(field, "pdp_per_row") && i->value.u_cnt != archive_pdp_per_row(a, c->step)))
+			a = &archives[rra];
+			n = strtoul(value, NULL, 10);
+			if (!strcmp(field, "cf")) {
+				char cf[16];
+
+				snprintf(cf, sizeof(cf), "\"%s\"", a->cf);
+				if (strcmp(value, cf))
+					return false;
+				rra_seen++;
+			} else if ((!strcmp(field, "rows") && n != archive_rows(a, c->step)) ||
+				   (!strcmp(field, "pdp_per_row") && n != archive_pdp_per_row(a, c->step))) {
 				return false;
-			rra_seen += !strcmp(field, "cf");
+			}
 		}
 	}
 	return step_ok && ds_seen == c->n_series && rra_seen == N_ARCHIVES;
 }
 
-static int64_t info_last_update(const rrd_info_t *info)
-{
-	for (const rrd_info_t *i = info; i; i = i->next)
-		if (info_is(i, "last_update", RD_I_CNT))
-			return (int64_t)i->value.u_cnt;
-	return 0;
-}
-
 /*
  * Make sure the chip has a file that records its series: keep the one
- * there if it does, set aside one that does not or that librrd cannot
- * read, and create a new one.
+ * there if it does, set aside one that does not or that rrdtool cannot
+ * read, and create a new one. Called with W held.
  */
 static int file_check(struct hwsd_history *h, struct chip_history *c, int64_t when)
 {
 	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
-	rrd_info_t *info;
 	int r = fd < 0 ? -errno : 0;
 
 	if (r < 0 && r != -ENOENT)
 		return fail(c, r, "cannot open it: %s", strerror(-r));
 	if (fd >= 0) {
+		struct history_args a = { 0 };
+		struct history_output o = { 0 };
+
 		/* It opens, so a failure from here on is in its content. */
 		close(fd);
-		rrd_clear_error();
-		info = rrd_info_r(c->path);
-		if (!info && locked_by_another(c->path, F_RDLCK)) {
+		hwsd_history__args_add(&a, "rrdtool");
+		hwsd_history__args_add(&a, "info");
+		hwsd_history__args_add(&a, "%s", c->path);
+		r = a.error;
+		if (r >= 0)
+			r = hwsd_history__rrdtool_retry(h, a.v, write_deadline(), 1u << 20, &o);
+		hwsd_history__args_free(&a);
+		if (r == -EIO && locked_by_another(c->path, F_RDLCK))
+			r = -EBUSY;
+		if (r == -EBUSY) {
 			log_debug("history: %s: locked by another program; skipped", c->path);
-			return -EBUSY;
-		}
-		if (!info) {
+		} else if (r == -EIO && *o.err) {
 			char why[300];
 
-			snprintf(why, sizeof(why), "unreadable (%s)", rrd_get_error());
+			snprintf(why, sizeof(why), "unreadable (%s)", o.err);
 			r = set_aside(h, c, "corrupt", why);
-		} else if (!file_matches(c, info)) {
-			rrd_info_free(info);
+		} else if (r < 0) {
+			fail(c, r, "cannot read it: %s", o.why);
+		} else if (!o.data || !file_matches(c, o.data)) {
 			r = set_aside(h, c, "old", "made for other sensors or another poll interval");
 		} else {
-			c->last_update = info_last_update(info);
-			rrd_info_free(info);
 			r = 1;
 		}
+		free(o.data);
 		if (r < 0)
 			return r;
 	}
@@ -623,10 +662,13 @@ static int file_check(struct hwsd_history *h, struct chip_history *c, int64_t wh
 	return 0;
 }
 
-/* The update of @chip's values: "when:v1:v2...", U for unknown. */
-static void line_build(struct chip_history *c, const struct hws_chip *chip, int64_t when)
+/* Add @chip's values to the batch: "when:v1:v2...\n", U for unknown. */
+static int batch_add(struct hwsd_history *h, struct chip_history *c, const struct hws_chip *chip,
+		     int64_t when)
 {
-	size_t pos = (size_t)snprintf(c->line, c->line_size, "%lld", (long long)when), k = 0;
+	/* "%lld" and ":%.10g" per value: 21 and 18 bytes at most. */
+	char line[24 + 20 * (c->n_series + 1)];
+	size_t len = (size_t)snprintf(line, sizeof(line), "%lld", (long long)when), k = 0, drop = 0;
 
 	for (size_t i = 0; i < chip->n_features && k < c->n_series; i++) {
 		const struct hws_feature *f = &chip->features[i];
@@ -637,61 +679,172 @@ static void line_build(struct chip_history *c, const struct hws_chip *chip, int6
 		v = input_value(f);
 		k++;
 		if (isfinite(v))
-			pos += (size_t)snprintf(c->line + pos, c->line_size - pos, ":%.10g", v);
+			len += (size_t)snprintf(line + len, sizeof(line) - len, ":%.10g", v);
 		else
-			pos += (size_t)snprintf(c->line + pos, c->line_size - pos, ":U");
+			len += (size_t)snprintf(line + len, sizeof(line) - len, ":U");
 	}
+	line[len++] = '\n';
+	pthread_mutex_lock(&h->lock);
+	/* Full: drop the oldest polls, whole lines, to make room. */
+	while (c->batch_len - drop + len > HISTORY_BATCH_MAX && drop < c->batch_len)
+		drop += strcspn(c->batch + drop, "\n") + 1;
+	if (drop) {
+		memmove(c->batch, c->batch + drop, c->batch_len - drop);
+		c->batch_len -= drop;
+		if (!c->dropping)
+			log_warning("history: %s: %u KiB of polls not yet written; dropping the oldest "
+				    "until a write works", c->path, HISTORY_BATCH_MAX >> 10);
+		c->dropping = true;
+	}
+	if (c->batch_len + len > c->batch_size) {
+		size_t size = c->batch_size ? 2 * c->batch_size : 4096;
+		char *b;
+
+		while (size < c->batch_len + len)
+			size *= 2;
+		b = realloc(c->batch, size);
+		if (!b) {
+			pthread_mutex_unlock(&h->lock);
+			return -ENOMEM;
+		}
+		c->batch = b;
+		c->batch_size = size;
+	}
+	memcpy(c->batch + c->batch_len, line, len);
+	c->batch_len += len;
+	pthread_mutex_unlock(&h->lock);
+	c->last_queued = when;
+	return 0;
+}
+
+/* Put polls taken for a burst that could not be written back in front
+ * of those batched since. */
+static void batch_return(struct hwsd_history *h, struct chip_history *c, char *taken, size_t len)
+{
+	pthread_mutex_lock(&h->lock);
+	if (c->batch_len + len <= HISTORY_BATCH_MAX) {
+		size_t size = len + c->batch_len;
+		char *b = realloc(taken, size ? size : 1);
+
+		if (b) {
+			if (c->batch_len)       /* c->batch may be NULL */
+				memcpy(b + len, c->batch, c->batch_len);
+			free(c->batch);
+			c->batch = b;
+			c->batch_len = c->batch_size = size;
+			taken = NULL;
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (taken)
+		log_warning("history: %s: %zu bytes of polls dropped, the batch is full", c->path, len);
+	free(taken);
 }
 
 /*
- * Write the update. rrdtool drawing a graph holds a read lock on the file
- * while it fetches (history-graph.c), a few milliseconds for a day of
- * 1 s polls, and librrd does not wait for a lock (F_SETLK): it fails. So
- * an update that finds the file locked is tried again a few times, some
- * 60 ms in all, before the poll is skipped as for any other program
- * holding the file.
+ * The burst: "rrdtool update --skip-past-updates FILE LINE...", each
+ * line a poll. --skip-past-updates: the file may already hold some of
+ * them (a burst killed after it wrote, a clock that went back).
  */
-static int record(struct hwsd_history *h, struct chip_history *c, const struct hws_chip *chip,
-		  int64_t when)
+static int write_batch(struct hwsd_history *h, struct chip_history *c, const char *batch, size_t len)
 {
-	const char *argv[] = { c->line, NULL };
-	bool locked = false;
-	int r = 0;
+	struct history_args a = { 0 };
+	struct history_output o = { 0 };
+	int r;
 
-	line_build(c, chip, when);
-	for (unsigned i = 0; i < UPDATE_TRIES; i++) {
-		if (i)
-			nanosleep(&(struct timespec){ .tv_nsec = (1L << i) * 1000000 }, NULL);
-		rrd_clear_error();
-		r = rrd_update_r(c->path, NULL, 1, argv);
-		/* rrd_open.c says no more than this when fcntl() fails. */
-		locked = r != 0 && !strcmp(rrd_get_error(), "could not lock RRD");
-		if (!locked)
-			break;
+	hwsd_history__args_add(&a, "rrdtool");
+	hwsd_history__args_add(&a, "update");
+	hwsd_history__args_add(&a, "--skip-past-updates");
+	hwsd_history__args_add(&a, "%s", c->path);
+	for (size_t pos = 0, n; pos < len; pos += n + 1) {
+		n = strcspn(batch + pos, "\n");
+		hwsd_history__args_add(&a, "%.*s", (int)n, batch + pos);
 	}
-	if (r != 0) {
-		if (locked || locked_by_another(c->path, F_WRLCK)) {
-			log_debug("history: %s: locked by another program; skipped", c->path);
-			return -EBUSY;
-		}
-		/* Look at the file again at the next poll: set aside if it
-		 * has gone bad, made anew if it has gone. */
-		pthread_mutex_lock(&h->lock);
-		c->has_file = false;
-		pthread_mutex_unlock(&h->lock);
-		return fail(c, -EIO, "update failed: %s", rrd_get_error());
-	}
-	c->last_update = when;
+	r = run(h, c, &a, 4096, &o, "update");
+	hwsd_history__args_free(&a);
+	free(o.data);
+	if (r < 0)
+		return r;
 	r = sync_path(c->path, 0, true);
 	if (r < 0)
 		return fail(c, r, "cannot write it to the disk: %s", strerror(-r));
 	return 0;
 }
 
+int hwsd_history__flush_chip(struct hwsd_history *h, struct chip_history *c)
+{
+	bool has_file;
+	char *batch;
+	size_t len;
+	int r = 0;
+
+	pthread_mutex_lock(&h->write_lock);
+	pthread_mutex_lock(&h->lock);
+	batch = c->batch;
+	len = c->batch_len;
+	has_file = c->has_file;
+	if (len) {
+		c->batch = NULL;
+		c->batch_len = c->batch_size = 0;
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (!len || !c->path)
+		goto out;
+	if (!has_file)
+		r = file_check(h, c, strtoll(batch, NULL, 10));
+	if (r >= 0)
+		r = write_batch(h, c, batch, len);
+	if (r == -EBUSY) {
+		batch_return(h, c, batch, len);
+		batch = NULL;
+		goto out;
+	}
+	if (r == -EIO) {
+		/* Look at the file again at the next burst: set aside if it
+		 * has gone bad, made anew if it has gone. */
+		pthread_mutex_lock(&h->lock);
+		c->has_file = false;
+		pthread_mutex_unlock(&h->lock);
+	}
+	if (r >= 0 && c->failing)
+		log_info("history: %s: recording again", c->path);
+	if (r >= 0) {
+		c->failing = false;
+		pthread_mutex_lock(&h->lock);
+		c->dropping = false;
+		pthread_mutex_unlock(&h->lock);
+	}
+out:
+	free(batch);
+	pthread_mutex_unlock(&h->write_lock);
+	return r;
+}
+
+int hwsd_history_flush(struct hwsd_history *h)
+{
+	struct chip_history *first;
+	int ret = 0;
+
+	if (!h)
+		return 0;
+	/* Chips are only ever added at the head, and never removed. */
+	pthread_mutex_lock(&h->lock);
+	first = h->chips;
+	pthread_mutex_unlock(&h->lock);
+	for (struct chip_history *c = first; c; c = c->next) {
+		int r = hwsd_history__flush_chip(h, c);
+
+		if (r < 0 && ret == 0)
+			ret = r;
+	}
+	return ret;
+}
+
 int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, unsigned step_s,
 			int64_t when)
 {
 	struct chip_history *c;
+	unsigned interval;
 	int r;
 
 	if (!h || !chip || !chip->name)
@@ -702,26 +855,31 @@ int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, uns
 	if (!c->path)
 		return -EINVAL;
 	if (!series_match(c, chip, step_s ? step_s : 1)) {
+		/* The polls batched so far go to the file made for them. */
+		hwsd_history__flush_chip(h, c);
+		/* A graph's burst must not check a file for half-changed series. */
+		pthread_mutex_lock(&h->write_lock);
 		r = series_set(h, c, chip, step_s ? step_s : 1);
+		pthread_mutex_unlock(&h->write_lock);
 		if (r < 0)
 			return r;
 	}
 	if (c->n_series == 0)
 		return 0;
-	if (!c->has_file) {
-		r = file_check(h, c, when);
-		if (r < 0)
-			return r;
-	}
-	/* librrd refuses a second update in the same second, and one from
+	/* rrdtool refuses a second update in the same second, and one from
 	 * before the last (the clock went back): skip them. */
-	if (when <= c->last_update)
+	if (when <= c->last_queued)
 		return 0;
-	r = record(h, c, chip, when);
+	r = batch_add(h, c, chip, when);
 	if (r < 0)
 		return r;
-	if (c->failing)
-		log_info("history: %s: recording again", c->path);
-	c->failing = false;
-	return 0;
+	if (h->last_flush == 0)
+		h->last_flush = when;
+	interval = atomic_load(&h->flush_interval);
+	if (interval == 0)
+		return hwsd_history__flush_chip(h, c);
+	if (when - h->last_flush < (int64_t)interval && when >= h->last_flush)
+		return 0;
+	h->last_flush = when;
+	return hwsd_history_flush(h);
 }

@@ -4,14 +4,15 @@
 
 /*
  * Sensor history in RRD files, as sensord keeps it: one DIR/CHIP.rrd per
- * chip, one GAUGE data source per feature input, written by the chip's
- * poller through librrd, and drawn for the HTTP side by librrd's own
- * rrdtool, run as a child process (history-graph.c says why).
+ * chip, one GAUGE data source per feature input. The polls are kept in
+ * memory and written in bursts by rrdtool, RRD's own program, run as a
+ * child (history-rrdtool.c says why), which draws the graphs too.
  *
  * Threads: hwsd_history_update() runs on the poll queue (one thread);
- * hwsd_history_graph() on any number of HTTP threads at once. A render
- * never holds a lock an update waits for, beyond a copy of the chip's
- * data source list.
+ * hwsd_history_graph() on any number of HTTP threads at once;
+ * hwsd_history_flush() on the main thread. A render never holds a lock
+ * an update waits for, beyond a copy of the chip's data source list,
+ * and the burst that comes before it.
  */
 
 #include <stddef.h>
@@ -24,11 +25,26 @@ struct hwsd_history;
 /**
  * hwsd_history_new - keep sensor history in a directory
  * @dir: where the RRD files go (STATE/history); created 0750 if missing
+ * @flush_interval: seconds between bursts of writes; 0 writes each poll
  * @ret_history: the new history
  *
  * Return: 0, or a negative errno if @dir cannot be created or written.
  */
-int hwsd_history_new(const char *dir, struct hwsd_history **ret_history);
+int hwsd_history_new(const char *dir, unsigned flush_interval, struct hwsd_history **ret_history);
+
+/** hwsd_history_set_flush_interval - [history] flush_interval, at a reload */
+void hwsd_history_set_flush_interval(struct hwsd_history *h, unsigned flush_interval);
+
+/**
+ * hwsd_history_flush - write every chip's unwritten polls now
+ * @h: history
+ *
+ * At the freeze, a reload and the stop: what was polled is then on the
+ * disk. Failures are logged.
+ *
+ * Return: 0, or the first failure's negative errno.
+ */
+int hwsd_history_flush(struct hwsd_history *h);
 
 /** hwsd_history_free - no update or graph may be running. Return: NULL. */
 struct hwsd_history *hwsd_history_free(struct hwsd_history *h);
@@ -43,15 +59,21 @@ const char *hwsd_history_dir(const struct hwsd_history *h);
  * @step_s: the chip's poll interval in seconds (0 is taken as 1)
  * @when: the time of the poll, seconds since the epoch
  *
- * Creates the chip's file on first use. A file that librrd cannot read, or
+ * Adds the poll to the chip's batch, and writes every chip's batch when
+ * the flush interval has passed since the last burst (at once with an
+ * interval of 0). A batch holds HISTORY_BATCH_MAX bytes at most: past
+ * that, while the files cannot be written, the oldest polls are dropped,
+ * with a warning.
+ *
+ * A burst creates the chip's file on first use. A file that rrdtool cannot read, or
  * whose data sources or step differ from @chip's, is renamed aside (with a
  * warning) and a new one started. A second poll within the same second as
  * the last one recorded, or one from before it (the clock went back), is
  * skipped silently. Failures are logged once until an update works again.
  *
- * Return: 0 (recorded or skipped), -EINVAL for a chip name unfit for a file
- * name, -EBUSY if another program holds the file locked, or another
- * negative errno.
+ * Return: 0 (batched, written or skipped), -EINVAL for a chip name unfit
+ * for a file name, -EBUSY if another program held a file locked (its
+ * polls are kept for the next burst), or another negative errno.
  */
 int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, unsigned step_s,
 			int64_t when);

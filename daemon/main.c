@@ -476,8 +476,10 @@ static void history_start(struct hwsd *d, bool reloading)
 		return;
 	if (reloading && (!d->history || strcmp(dir, hwsd_history_dir(d->history))))
 		log_notice("history: %s is used after a restart", dir);
+	if (reloading && d->history)
+		hwsd_history_set_flush_interval(d->history, d->config->history_flush_s);
 	else if (!reloading) {
-		r = hwsd_history_new(dir, &d->history);
+		r = hwsd_history_new(dir, d->config->history_flush_s, &d->history);
 		if (r < 0)
 			log_warning("history: cannot use %s: %s; no sensor history is kept",
 				    dir, strerror(-r));
@@ -526,6 +528,9 @@ static void reload(struct main_loop *ml)
 	/* Paused, not stopped: what the new config keeps stays held. */
 	hwsd_fans_pause(d->fans);
 	hwsd_pollers_stop(d);
+	/* A reload may change the chips' names or sensors, and a restart
+	 * may follow: what was polled is written first. */
+	hwsd_history_flush(d->history);
 	r = sensors_reconfigure(d, c, why, sizeof(why));
 	if (r < 0) {
 		refuse(why);
@@ -659,6 +664,8 @@ static void sleep_prepare(void *userdata, bool start)
 			return;
 		}
 		atomic_store(&d->frozen, true);
+		/* The pollers are still: a sleep that never ends loses nothing. */
+		hwsd_history_flush(d->history);
 		hwsd_status_changed(&d->status);
 		return;
 	}
@@ -803,6 +810,8 @@ static void teardown(struct main_loop *ml)
 	free(ml->http_listen);
 	ml->access = hwsd_http_access_unref(ml->access);
 	jobs_stop(d);
+	/* A clean stop loses no poll. */
+	hwsd_history_flush(d->history);
 	if (d->poll_wq)
 		destroy_workqueue(d->poll_wq);
 	if (d->motion_wq)

@@ -64,6 +64,7 @@ TEST(defaults_without_a_file)
 	ASSERT_TRUE(c->motion.auto_disks);
 	ASSERT_EQ(c->motion.n_disks, 0);
 	ASSERT_FALSE(c->dry_run);
+	ASSERT_EQ(c->history_flush_s, 300);
 	ASSERT_NULL(c->path);
 	ASSERT_STR_EQ(c->listen, "127.0.0.1:9787");
 	hwsd_config_free(c);
@@ -115,7 +116,9 @@ TEST(every_key)
 		       "sensitivity = 20\n"
 		       "interval = 50ms\n"
 		       "disks = sda, sdb\n"
-		       "park_time = 30s\n", &c, &error), 0);
+		       "park_time = 30s\n"
+		       "[history]\n"
+		       "flush_interval = 10min\n", &c, &error), 0);
 	ASSERT_EQ(c->poll_ms, 1500);
 	ASSERT_EQ(c->reader, HWS_READER_FAST);
 	ASSERT_STR_EQ(c->sensors_config, "/etc/my-sensors.conf");
@@ -151,6 +154,18 @@ TEST(every_key)
 	ASSERT_EQ(c->motion.n_disks, 2);
 	ASSERT_STR_EQ(c->motion.disks[1], "sdb");
 	ASSERT_EQ(c->motion.park_ms, 30000);
+	ASSERT_EQ(c->history_flush_s, 600);
+	hwsd_config_free(c);
+}
+
+/* flush_interval = 0 writes at each poll, as before bursts. */
+TEST(history_flush_every_poll)
+{
+	struct hwsd_config *c = NULL;
+	char *error = NULL;
+
+	ASSERT_EQ(load("[history]\nflush_interval = 0\n", &c, &error), 0);
+	ASSERT_EQ(c->history_flush_s, 0);
 	hwsd_config_free(c);
 }
 
@@ -284,7 +299,7 @@ TEST(mistakes_are_refused_with_their_line)
 	expect_error("[daemon]\nlisten = localhost\n", "2: listen: \"localhost\" is not ADDRESS:PORT or off");
 	expect_error("[daemon]\ncolour = blue\n", "2: unknown key \"colour\" in [daemon]");
 	expect_error("poll_interval = 1s\n",
-		     "1: \"poll_interval\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [fan NAME], [http])");
+		     "1: \"poll_interval\" is outside a section ([daemon], [chip PATTERN], [camera NAME], [motion], [history], [fan NAME], [http])");
 	expect_error("[deamon]\npoll_interval = 1s\n", "2: unknown section [deamon]");
 	expect_error("[daemon]\nthis line has no equals sign\n",
 		     "2: not a [section] or a key = value line");
@@ -319,6 +334,15 @@ TEST(mistakes_are_refused_with_their_line)
 	expect_error("[motion]\ndisks = sda a23456789012345678901234567890123\n",
 		     "2: disks: \"a23456789012345678901234567890123\" is not a disk name (sda, nvme0n1), auto or none");
 	expect_error("[daemon]\ndry_run = perhaps\n", "2: dry_run: \"perhaps\" is not a boolean (yes or no)");
+	expect_error("[history]\nflush_interval = often\n",
+		     "2: flush_interval: \"often\" is not a duration (300, 5min, 1h) or 0");
+	expect_error("[history]\nflush_interval = 1500ms\n",
+		     "2: flush_interval: 1500ms is not 0 or whole seconds up to 1 day");
+	expect_error("[history]\nflush_interval = 2d\n",
+		     "2: flush_interval: \"2d\" is not a duration (300, 5min, 1h) or 0");
+	expect_error("[history]\nflush_interval = 25h\n",
+		     "2: flush_interval: 25h is not 0 or whole seconds up to 1 day");
+	expect_error("[history]\nkeep = forever\n", "2: unknown key \"keep\" in [history]");
 	expect_error("[motion]\npark_time = 60s\n",
 		     "2: park_time: 60s is out of range (1000 ms to 30000 ms)");
 	expect_error("[http]\ntls_cert_file = tls.crt\n",

@@ -196,7 +196,7 @@ TEST(records_what_was_polled)
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	ASSERT_EQ(stat(dir, &st), 0);
 	ASSERT_EQ(st.st_mode & 07777, 0750);
 	for (int i = 0; i <= 30; i++) {
@@ -251,7 +251,7 @@ TEST(archives_for_a_day_a_week_and_a_year)
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	ASSERT_EQ(hwsd_history_update(h, &f.chip, 2, aligned_now(2)), 0);
 	info = rrd_info_r(path_of(CHIP));
 	ASSERT_NOT_NULL(info);
@@ -324,7 +324,7 @@ TEST(same_second_skipped_quietly)
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &t.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &t.h), 0);
 	log = logged(update_thrice, &t);
 	ASSERT_EQ(t.r[0], 0);
 	ASSERT_EQ(t.r[1], 0);
@@ -359,7 +359,7 @@ static void update_once(void *arg)
 /* The history opened on dir, with the first update of c made. */
 static void history_started(struct change *c)
 {
-	ASSERT_EQ(hwsd_history_new(dir, &c->h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c->h), 0);
 	update_once(c);
 	ASSERT_EQ(c->r, 0);
 }
@@ -405,6 +405,165 @@ static pid_t lock_elsewhere(short type, int release_fd)
 	close(ready[0]);
 	close(ready[1]);
 	return pid;
+}
+
+/* The chip's file holds @v (NAN: unknown) for temp1 at @when. */
+static void expect_value_at(int64_t when, double v)
+{
+	time_t start = (time_t)when - 1, end = (time_t)when;
+	unsigned long step = 1, n_ds;
+	char **names;
+	rrd_value_t *data;
+
+	rrd_clear_error();
+	if (rrd_fetch_r(path_of(CHIP), "AVERAGE", &start, &end, &step, &n_ds, &names, &data) != 0)
+		FAIL("rrd_fetch_r: %s", rrd_get_error());
+	ASSERT_STR_EQ(names[0], "temp1");
+	if (isnan(v))
+		ASSERT_TRUE(isnan(data[((time_t)when - start) / (time_t)step - 1]));
+	else
+		ASSERT_EQ(data[((time_t)when - start) / (time_t)step - 1], v);
+	for (unsigned long i = 0; i < n_ds; i++)
+		rrd_freemem(names[i]);
+	rrd_freemem(names);
+	rrd_freemem(data);
+}
+
+/* The file's mtime, to the nanosecond: whether anything wrote it. */
+static struct timespec mtime_of(const char *path)
+{
+	struct stat st;
+
+	ASSERT_EQ(stat(path, &st), 0);
+	return st.st_mtim;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* With a flush interval, polls wait in memory: the file is made and
+ * written only when the interval has passed since the last burst, and
+ * then holds every poll since. */
+TEST(polls_are_written_in_bursts)
+{
+	struct fake_chip f;
+	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 600 };
+	struct timespec written;
+	int64_t first = c.when;
+	struct last l;
+
+	setup();
+	chip_three(&f);
+	ASSERT_EQ(hwsd_history_new(dir, 60, &c.h), 0);
+	for (int i = 0; i < 6; i++, c.when += 10) {
+		chip_set(&f, 0, 30 + i);
+		update_once(&c);
+		ASSERT_EQ(c.r, 0);
+	}
+	/* 50 s since the first poll: nothing written yet. */
+	ASSERT_EQ(count_files(CHIP, NULL, 0), 0);
+	chip_set(&f, 0, 36);
+	update_once(&c);
+	ASSERT_EQ(c.r, 0);
+	last_get(path_of(CHIP), &l);
+	ASSERT_EQ(l.when, first + 60);
+	ASSERT_STR_EQ(l.values[0], "36");
+	last_free(&l);
+	expect_value_at(first + 10, 31);
+	/* The next polls change nothing on the disk until the next burst. */
+	written = mtime_of(path_of(CHIP));
+	for (int i = 1; i < 6; i++) {
+		c.when += 10;
+		chip_set(&f, 0, 40 + i);
+		update_once(&c);
+		ASSERT_EQ(c.r, 0);
+		ASSERT_TRUE(same_time(mtime_of(path_of(CHIP)), written));
+	}
+	c.when += 10;
+	update_once(&c);
+	ASSERT_EQ(c.r, 0);
+	expect_last_update(&c);
+	hwsd_history_free(c.h);
+	teardown();
+}
+
+/* hwsd_history_flush() (the stop, a reload, the freeze) writes every
+ * chip's polls, however early. */
+TEST(a_flush_writes_every_poll)
+{
+	struct fake_chip f, g;
+	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 600 };
+	struct last l;
+
+	setup();
+	chip_three(&f);
+	chip_three_named(&g, "lm75-i2c-0-48");
+	ASSERT_EQ(hwsd_history_new(dir, 300, &c.h), 0);
+	for (int i = 0; i < 3; i++, c.when += 10) {
+		update_once(&c);
+		ASSERT_EQ(c.r, 0);
+		ASSERT_EQ(hwsd_history_update(c.h, &g.chip, 10, c.when), 0);
+	}
+	c.when -= 10;
+	ASSERT_EQ(count_files(CHIP, NULL, 0) + count_files("lm75", NULL, 0), 0);
+	ASSERT_EQ(hwsd_history_flush(c.h), 0);
+	expect_last_update(&c);
+	last_get(path_of("lm75-i2c-0-48"), &l);
+	ASSERT_EQ(l.when, c.when);
+	last_free(&l);
+	/* Nothing left to write: a second flush leaves the files alone. */
+	{
+		struct timespec t = mtime_of(path_of(CHIP));
+
+		ASSERT_EQ(hwsd_history_flush(c.h), 0);
+		ASSERT_TRUE(same_time(mtime_of(path_of(CHIP)), t));
+	}
+	hwsd_history_free(c.h);
+	teardown();
+}
+
+/* Polls of a chip, one a second from c->when on, c->r the last result. */
+static struct change *burst_of;
+static int burst_n;
+
+static void polls(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < burst_n; i++, burst_of->when++) {
+		update_once(burst_of);
+		ASSERT_EQ(burst_of->r, 0);
+	}
+	burst_of->when--;
+}
+
+/* Polls no burst wrote for long: the batch keeps the newest within its
+ * bound and says once that it drops the oldest. */
+TEST(a_full_batch_drops_the_oldest_polls)
+{
+	struct fake_chip f;
+	struct change c = { .f = &f, .step = 1, .when = aligned_now(1) - 100000 };
+	int64_t first = c.when;
+	char line[64], *log;
+
+	setup();
+	chip_three(&f);
+	ASSERT_EQ(hwsd_history_new(dir, 24 * 3600, &c.h), 0);
+	burst_of = &c;
+	burst_n = (int)(HISTORY_BATCH_MAX / (size_t)snprintf(line, sizeof(line), "%lld:40:1000:1.25\n",
+							       (long long)first)) + 100;
+	log = logged(polls, NULL);
+	ASSERT_NOT_NULL(strstr(log, "KiB of polls not yet written; dropping the oldest"));
+	ASSERT_NULL(strstr(strstr(log, "dropping") + 1, "dropping"));
+	free(log);
+	ASSERT_EQ(hwsd_history_flush(c.h), 0);
+	expect_last_update(&c);
+	expect_value_at(c.when - 10, 40);
+	/* The oldest polls were dropped. */
+	expect_value_at(first, NAN);
+	hwsd_history_free(c.h);
+	teardown();
 }
 
 TEST(changed_sensors_set_the_old_file_aside)
@@ -455,7 +614,7 @@ TEST(changed_sensors_set_the_old_file_aside)
 
 	/* Nor is a restart. */
 	hwsd_history_free(c.h);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	c.when += 5;
 	update_once(&c);
 	ASSERT_EQ(c.r, 0);
@@ -481,7 +640,7 @@ TEST(only_the_newest_files_set_aside_are_kept)
 
 	setup();
 	chip_init(&f, CHIP);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	/* Files of 1, 2 ... 5 sensors are set aside in turn. */
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		chip_add(&f, names[i], NULL, HWS_SENSOR_IN, 1.0 + (double)i);
@@ -546,7 +705,7 @@ static void expect_set_aside(const char *content, size_t len)
 	char *log;
 
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	write_file(path_of(CHIP), content, len);
 	log = logged(update_once, &c);
 	ASSERT_EQ(c.r, 0);
@@ -591,7 +750,7 @@ TEST(truncated_file_is_set_aside)
 
 	setup();
 	chip_three(&f);
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, aligned_now(10) - 10), 0);
 	hwsd_history_free(h);
 	len = read_file(path_of(CHIP), good, sizeof(good));
@@ -622,7 +781,7 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 	log = logged(update_once, &c);
 	ASSERT_EQ(c.r, -EBUSY);
 	hwsd_history_free(c.h);
-	ASSERT_EQ(hwsd_history_new(dir, &c.h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	c.when += 10;
 	update_once(&c);
 	ASSERT_EQ(c.r, -EBUSY);
@@ -690,7 +849,7 @@ static struct hwsd_history *history_with_an_hour(struct fake_chip *f)
 {
 	struct hwsd_history *h = NULL;
 
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, HOUR, &h), 0);
 	add_an_hour(h, f, CHIP);
 	return h;
 }
@@ -756,7 +915,7 @@ TEST(names_stay_in_the_directory)
 	struct fake_chip f;
 
 	setup();
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		chip_three(&f);
 		f.chip.name = bad[i];
@@ -800,10 +959,13 @@ TEST(graphs_are_drawn_again_only_when_due)
 }
 
 /* A program in place of rrdtool: a shell script of @body, in @path. */
+/* An rrdtool that runs @body to draw a graph, and is the real one for
+ * the rest (the fetch before a graph, the bursts). */
 static void fake_rrdtool(char *path, size_t size, const char *name, const char *body)
 {
 	char script[2048];
-	int n = snprintf(script, sizeof(script), "#!/bin/sh\n%s\n", body);
+	int n = snprintf(script, sizeof(script),
+			 "#!/bin/sh\n[ \"$1\" = graph ] || exec " HISTORY_RRDTOOL " \"$@\"\n%s\n", body);
 
 	ASSERT_LT(n, sizeof(script));
 	snprintf(path, size, "%s/%s", top, name);
@@ -971,7 +1133,7 @@ TEST(rrdtool_failures_are_logged)
 		     "exit 1");
 	log = logged(graph_once, &t.g);
 	ASSERT_EQ(t.g.r, -EIO);
-	ASSERT_NOT_NULL(strstr(log, CHIP ": rrdtool failed (status 1): ERROR: opening 'x.rrd': No such file"));
+	ASSERT_NOT_NULL(strstr(log, CHIP ": rrdtool graph failed (status 1): ERROR: opening 'x.rrd': No such file"));
 	ASSERT_NULL(strstr(log, "not this line"));
 	free(log);
 	graph_test_fake(&t, "fail", "echo 'a picture'");
@@ -1145,7 +1307,7 @@ TEST_TIMEOUT(graphs_while_polling, 120)
 	pthread_t t[2];
 
 	setup();
-	ASSERT_EQ(hwsd_history_new(dir, &h), 0);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
 	for (int i = 0; i < 2; i++)
 		add_an_hour(h, &f[i], d[i].chip);
 	for (int i = 0; i < 2; i++) {
