@@ -15,6 +15,7 @@
  * last byte here. The server runs on the same machine, so the clocks are
  * the same clock. One line of key=value goes to stdout; a viewer whose
  * stream ended or failed counts as lost. N = 0 measures an idle server.
+ * A stream in HTTP/1.1's chunked encoding is taken out of it first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-enum state { RESPONSE, PART_HEAD, PART_BODY, DONE };
+enum state { RESPONSE, PART_HEAD, PART_BODY };
+enum chunk_state { CHUNK_SIZE, CHUNK_DATA, CHUNK_END };
 
 struct viewer {
 	int fd;
@@ -41,6 +43,10 @@ struct viewer {
 	size_t line_len;
 	bool got_header;           /* of this part */
 	size_t body_left;
+	bool chunked;              /* Transfer-Encoding: chunked */
+	enum chunk_state chunk_state;
+	size_t chunk_left;         /* CHUNK_SIZE: the size read so far */
+	bool chunk_ext;            /* CHUNK_SIZE: past the digits */
 	double stamp;              /* the part's capture time, < 0: none */
 	unsigned frames;           /* parts completed in the window */
 	bool lost;
@@ -137,6 +143,8 @@ static void header_line(struct viewer *v, const char *stamp_header)
 			exit(1);
 		}
 		v->got_header = true;
+		if (!strncasecmp(l, "Transfer-Encoding:", 18) && strstr(l + 18, "chunked"))
+			v->chunked = true;
 		return;
 	}
 	colon = strchr(l, ':');
@@ -152,10 +160,14 @@ static void header_line(struct viewer *v, const char *stamp_header)
 		v->stamp = strtod(colon, NULL);
 }
 
-/* The bytes just read: a part whose last byte is among them ends at @t. */
-static void consume(struct viewer *v, const char *p, size_t n, double t, bool in_window,
-		    const char *stamp_header, struct delays *d)
+/* Bytes of the response: a part whose last byte is among them ends at @t.
+ * Return: how many were taken, all but those after the response's
+ * header (which may be chunked). */
+static size_t consume(struct viewer *v, const char *p, size_t n, double t, bool in_window,
+		      const char *stamp_header, struct delays *d)
 {
+	const char *start = p;
+
 	while (n) {
 		if (v->state == PART_BODY) {
 			size_t k = n < v->body_left ? n : v->body_left;
@@ -184,6 +196,9 @@ static void consume(struct viewer *v, const char *p, size_t n, double t, bool in
 				/* The blank line after headers. */
 				if (v->state == RESPONSE) {
 					v->state = PART_HEAD;
+					v->got_header = false;
+					v->line_len = 0;
+					return (size_t)(p + 1 - start);
 				} else {
 					v->state = v->body_left ? PART_BODY : PART_HEAD;
 					if (!v->body_left) {
@@ -199,6 +214,61 @@ static void consume(struct viewer *v, const char *p, size_t n, double t, bool in
 		}
 		p++;
 		n--;
+	}
+	return (size_t)(p - start);
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The bytes a read gave, through the chunked encoding if there is one. */
+static void feed(struct viewer *v, const char *p, size_t n, double t, bool in_window,
+		 const char *stamp_header, struct delays *d)
+{
+	while (n) {
+		size_t k;
+		int x;
+
+		if (v->state == RESPONSE || !v->chunked) {
+			k = consume(v, p, n, t, in_window, stamp_header, d);
+			p += k;
+			n -= k;
+			continue;
+		}
+		switch (v->chunk_state) {
+		case CHUNK_SIZE:
+			if (*p == '\n') {
+				v->chunk_state = v->chunk_left ? CHUNK_DATA : CHUNK_END;
+				v->chunk_ext = false;
+			} else if (!v->chunk_ext && (x = hex_digit(*p)) >= 0) {
+				v->chunk_left = v->chunk_left * 16 + (size_t)x;
+			} else {
+				v->chunk_ext = true; /* ";ext" or the CR */
+			}
+			p++;
+			n--;
+			break;
+		case CHUNK_DATA:
+			k = n < v->chunk_left ? n : v->chunk_left;
+			consume(v, p, k, t, in_window, stamp_header, d);
+			p += k;
+			n -= k;
+			v->chunk_left -= k;
+			if (!v->chunk_left)
+				v->chunk_state = CHUNK_END;
+			break;
+		case CHUNK_END:
+			/* The CRLF after a chunk (a last chunk of 0 ends the
+			 * stream, and the server closes it). */
+			if (*p == '\n')
+				v->chunk_state = CHUNK_SIZE;
+			p++;
+			n--;
+			break;
+		}
 	}
 }
 
@@ -301,7 +371,7 @@ int main(int argc, char **argv)
 
 			if (got > 0) {
 				t = now_mono();
-				consume(v, buf, (size_t)got, t, phase == WINDOW, stamp_header, &d);
+				feed(v, buf, (size_t)got, t, phase == WINDOW, stamp_header, &d);
 				continue;
 			}
 			if (got < 0 && (errno == EAGAIN || errno == EINTR))
