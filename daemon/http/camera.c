@@ -209,6 +209,12 @@ enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req)
 		stream_free(v);
 		return MHD_NO;
 	}
+	/* Answered as HTTP/1.0, as mjpg-streamer does: a stream that never
+	 * ends gains nothing from HTTP/1.1, whose chunked encoding has
+	 * libmicrohttpd fill a chunk at a time into the connection's 16 KiB,
+	 * four calls and four sends a frame for each viewer; this way a
+	 * frame takes one call into the response's own 64 KiB block. */
+	MHD_set_response_options(resp, MHD_RF_HTTP_1_0_SERVER, MHD_RO_END);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				"multipart/x-mixed-replace;boundary=" BOUNDARY);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
