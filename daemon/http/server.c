@@ -287,10 +287,7 @@ int hwsd_http_start(const struct hwsd_view *view, const char *listen, struct hws
 	}
 	h->view = view;
 	starting = true;
-	/* ITC: a connection that ends is closed at once, not at the next one.
-	 * No lower limit per address than in all: the viewers of a local
-	 * daemon come from one address (a browser's tabs, a reverse proxy),
-	 * and 50 of them must not find 16 places. */
+	/* ITC: a connection that ends is closed at once, not at the next one. */
 	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				  MHD_USE_ITC |
 				  MHD_USE_ERROR_LOG |
@@ -299,7 +296,7 @@ int hwsd_http_start(const struct hwsd_view *view, const char *listen, struct hws
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 				  MHD_OPTION_CONNECTION_LIMIT, 64u,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, 64u,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, 16u,
 				  MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
 				  MHD_OPTION_THREAD_STACK_SIZE, (size_t)512 * 1024,
