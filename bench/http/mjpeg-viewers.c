@@ -5,7 +5,9 @@
  *
  *   hwsight-bench-mjpeg-viewers -n N -p PORT -u PATH [-s HEADER] [-w S] [-t S] PID
  *
- * Opens N connections to 127.0.0.1:PORT, GET PATH, and reads every part of
+ * Opens N connections to 127.0.0.1:PORT from 127.0.0.2, .3 ..., ten from
+ * each address as viewers on several machines would come (hwsightd takes
+ * 16 connections from one address), GET PATH, and reads every part of
  * every stream on one thread (epoll), noting for each part the time its
  * last byte arrived. After -w seconds of warm-up, a window of -t seconds
  * is measured: PID's utime+stime and the guest's busy and total ticks
@@ -272,14 +274,20 @@ static void feed(struct viewer *v, const char *p, size_t n, double t, bool in_wi
 	}
 }
 
-static int connect_to(int port, const char *path)
+#define VIEWERS_PER_ADDRESS 10
+
+static int connect_to(int port, const char *path, int i)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in from = { .sin_family = AF_INET };
 	char req[512];
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), len;
 
 	if (fd < 0)
 		die("socket");
+	from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1 + (uint32_t)(i / VIEWERS_PER_ADDRESS));
+	if (bind(fd, (struct sockaddr *)&from, sizeof(from)) < 0)
+		die("bind");
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
 		die("connect");
@@ -333,7 +341,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
 
-		vs[i].fd = connect_to(port, path);
+		vs[i].fd = connect_to(port, path, i);
 		vs[i].stamp = -1;
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, vs[i].fd, &ev) < 0)
 			die("epoll_ctl");
