@@ -261,7 +261,7 @@ static void publish(struct hwsd_camera *cam, const struct hws_frame *frame)
 
 	hwsd_assert_on(cam->wq);
 	if (hws_image_encode(cam->enc, frame, HWS_IMAGE_JPEG, cam->conf->quality, &jpeg, &size) == 0)
-		hwsd_live_publish(cam->live, jpeg, size);
+		hwsd_live_publish(cam->live, jpeg, size, frame->timestamp_ns);
 	hws_camera_stats(cam->dev, &st);
 	hwsd_live_stream_stats(cam->live, &st, frame->width, frame->height, false);
 }

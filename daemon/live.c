@@ -101,7 +101,7 @@ bool hwsd_live_wanted(struct hwsd_live *l)
 	return wanted;
 }
 
-int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size)
+int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size, uint64_t capture_ns)
 {
 	struct hwsd_jpeg *j = malloc(sizeof(*j) + size), *old;
 
@@ -110,6 +110,7 @@ int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size)
 	atomic_init(&j->ref, 1);
 	j->time_ms = hws__realtime_ms();
 	j->mono_ms = mono_ms();
+	j->capture_ns = capture_ns;
 	j->size = size;
 	memcpy(j->data, jpeg, size);
 	pthread_mutex_lock(&l->lock);
@@ -174,7 +175,8 @@ void hwsd_live_set_present(struct hwsd_live *l, bool present)
 	pthread_mutex_unlock(&l->lock);
 }
 
-int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, struct hwsd_jpeg **ret)
+int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, bool linger,
+		   struct hwsd_jpeg **ret)
 {
 	int64_t now = mono_ms();
 	struct timespec until = deadline_in(timeout_ms);
@@ -187,7 +189,7 @@ int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, stru
 	 * is not served: the capture woken below brings a new one. */
 	if (!after_seq && l->latest)
 		after_seq = now - l->latest->mono_ms < FRESH_MS ? l->latest->seq - 1 : l->latest->seq;
-	if (l->wanted_until < now + LINGER_MS)
+	if (linger && l->wanted_until < now + LINGER_MS)
 		l->wanted_until = now + LINGER_MS;
 	/* The capture queue may have gone idle; a no-op when it runs. */
 	if (l->wake)

@@ -27,6 +27,7 @@ struct hwsd_jpeg {
 	uint64_t seq;              /* 1, 2, ... per camera */
 	int64_t time_ms;           /* CLOCK_REALTIME of the capture, for users */
 	int64_t mono_ms;           /* CLOCK_MONOTONIC of it, for its age */
+	uint64_t capture_ns;       /* the driver's buffer timestamp (CLOCK_MONOTONIC), 0: none */
 	size_t size;
 	unsigned char data[];
 };
@@ -75,8 +76,9 @@ void hwsd_live_close(struct hwsd_live *l);
 /* ---- the producer (the camera's capture queue) ---- */
 /* Does a viewer or a recent snapshot request want frames? */
 bool hwsd_live_wanted(struct hwsd_live *l);
-/* A new frame, copied; viewers waiting are woken. Return: 0 or -ENOMEM. */
-int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size);
+/* A new frame, copied, captured by the driver at @capture_ns
+ * (CLOCK_MONOTONIC); viewers waiting are woken. Return: 0 or -ENOMEM. */
+int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size, uint64_t capture_ns);
 /* The stream's statistics now; @ended folds them into the totals. */
 void hwsd_live_stream_stats(struct hwsd_live *l, const struct hws_capture_stats *st,
 			    uint32_t width, uint32_t height, bool ended);
@@ -89,10 +91,15 @@ void hwsd_live_set_present(struct hwsd_live *l, bool present);
  * hwsd_live_next - a frame newer than @after_seq
  * Waits up to @timeout_ms, starting the capture if it is idle; when
  * @after_seq is 0, the latest frame counts as new if it was captured less
- * than a second ago, and an older one is waited past.
+ * than a second ago, and an older one is waited past. @linger keeps the
+ * camera streaming for a while after (a snapshot, which a page may ask
+ * for again soon); a viewer of the stream keeps it going by being
+ * counted (hwsd_live_viewers()), and the camera stops when the last one
+ * leaves, so that nothing is captured or encoded that nobody takes.
  * Return: 0 with a reference in @ret, -ETIMEDOUT, or -ESHUTDOWN (closed).
  */
-int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, struct hwsd_jpeg **ret);
+int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, bool linger,
+		   struct hwsd_jpeg **ret);
 void hwsd_live_viewers(struct hwsd_live *l, int delta);
 void hwsd_live_status(struct hwsd_live *l, struct hwsd_camera_status *ret);
 

@@ -40,13 +40,14 @@ static enum MHD_Result find_camera(struct hwsd_http_request *req, struct hwsd_li
  * A frame newer than *@after from camera *@l. A reload closes the camera
  * under its viewers: they follow the camera of the same name in the new
  * set (a @viewer counting there instead) and start again from its first
- * frame. -ESHUTDOWN once the camera is gone for good.
+ * frame. A @viewer of the stream is counted, and keeps the camera going
+ * only while it watches. -ESHUTDOWN once the camera is gone for good.
  */
 static int next_frame(const struct hwsd_view *view, struct hwsd_live **l, uint64_t *after, int timeout_ms,
 		      bool viewer, struct hwsd_jpeg **ret)
 {
 	struct hwsd_live *again;
-	int r = hwsd_live_next(*l, *after, timeout_ms, ret);
+	int r = hwsd_live_next(*l, *after, timeout_ms, !viewer, ret);
 
 	if (r != -ESHUTDOWN)
 		return r;
@@ -62,7 +63,7 @@ static int next_frame(const struct hwsd_view *view, struct hwsd_live **l, uint64
 	hwsd_live_unref(*l);
 	*l = again;
 	*after = 0;
-	return hwsd_live_next(*l, 0, timeout_ms, ret);
+	return hwsd_live_next(*l, 0, timeout_ms, !viewer, ret);
 }
 
 static enum MHD_Result no_frame(struct hwsd_http_request *req, struct hwsd_live *l, int r)
@@ -112,7 +113,7 @@ struct viewer {
 	struct hwsd_live *live;
 	struct hwsd_jpeg *frame;
 	uint64_t seq;
-	char head[160];
+	char head[192];
 	size_t head_len;
 	size_t sent;               /* of head, then data, then "\r\n" */
 };
@@ -143,11 +144,17 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 			return 0;
 		v->seq = v->frame->seq;
 		v->sent = 0;
+		/* X-Timestamp is the wall clock, for people; X-Capture-Timestamp
+		 * the driver's own on CLOCK_MONOTONIC, so that a client on this
+		 * machine can tell how long a frame took to reach it. */
 		v->head_len = (size_t)snprintf(v->head, sizeof(v->head),
 					       "--" BOUNDARY "\r\nContent-Type: image/jpeg\r\n"
-					       "Content-Length: %zu\r\nX-Timestamp: %lld.%03lld\r\n\r\n",
+					       "Content-Length: %zu\r\nX-Timestamp: %lld.%03lld\r\n"
+					       "X-Capture-Timestamp: %llu.%06llu\r\n\r\n",
 					       v->frame->size, (long long)(v->frame->time_ms / 1000),
-					       (long long)(v->frame->time_ms % 1000));
+					       (long long)(v->frame->time_ms % 1000),
+					       (unsigned long long)(v->frame->capture_ns / 1000000000u),
+					       (unsigned long long)(v->frame->capture_ns % 1000000000u / 1000u));
 	}
 	if (v->sent < v->head_len) {
 		off = v->sent;
@@ -202,6 +209,12 @@ enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req)
 		stream_free(v);
 		return MHD_NO;
 	}
+	/* Answered as HTTP/1.0, as mjpg-streamer does: a stream that never
+	 * ends gains nothing from HTTP/1.1, whose chunked encoding has
+	 * libmicrohttpd fill a chunk at a time into the connection's 16 KiB,
+	 * four calls and four sends a frame for each viewer; this way a
+	 * frame takes one call into the response's own 64 KiB block. */
+	MHD_set_response_options(resp, MHD_RF_HTTP_1_0_SERVER, MHD_RO_END);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				"multipart/x-mixed-replace;boundary=" BOUNDARY);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");

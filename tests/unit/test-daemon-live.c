@@ -61,7 +61,7 @@ static void *late_frame(void *arg)
 	struct hwsd_live *l = arg;
 
 	usleep(100 * 1000);
-	ASSERT_EQ(hwsd_live_publish(l, "new", 3), 0);
+	ASSERT_EQ(hwsd_live_publish(l, "new", 3, 0), 0);
 	return NULL;
 }
 
@@ -72,13 +72,13 @@ TEST(clock_stepped_back_gets_a_new_frame)
 	pthread_t producer;
 
 	ASSERT_EQ(hwsd_live_new("cam", wake, NULL, &l), 0);
-	ASSERT_EQ(hwsd_live_publish(l, "old", 3), 0);
+	ASSERT_EQ(hwsd_live_publish(l, "old", 3, 0), 0);
 	/* The frame is older than "fresh" by any clock, then the wall
 	 * clock goes back an hour: it must not look newer for it. */
 	usleep(1200 * 1000);
 	atomic_store(&realtime_step_ms, -HOUR_MS);
 	ASSERT_EQ(pthread_create(&producer, NULL, late_frame, l), 0);
-	ASSERT_EQ(hwsd_live_next(l, 0, 5000, &j), 0);
+	ASSERT_EQ(hwsd_live_next(l, 0, 5000, true, &j), 0);
 	ASSERT_EQ(pthread_join(producer, NULL), 0);
 	ASSERT_EQ(j->seq, 2);
 	ASSERT_EQ(memcmp(j->data, "new", 3), 0);
@@ -96,13 +96,38 @@ TEST(clock_stepped_forward_keeps_a_fresh_frame)
 	struct hwsd_jpeg *j = NULL;
 
 	ASSERT_EQ(hwsd_live_new("cam", wake, NULL, &l), 0);
-	ASSERT_EQ(hwsd_live_publish(l, "now", 3), 0);
+	ASSERT_EQ(hwsd_live_publish(l, "now", 3, 0), 0);
 	/* Taken a moment ago: an hour's step forward must not make the
 	 * request wait for a frame the camera may not deliver. */
 	atomic_store(&realtime_step_ms, HOUR_MS);
-	ASSERT_EQ(hwsd_live_next(l, 0, 300, &j), 0);
+	ASSERT_EQ(hwsd_live_next(l, 0, 300, true, &j), 0);
 	ASSERT_EQ(j->seq, 1);
 	hwsd_jpeg_unref(j);
+	hwsd_live_close(l);
+	hwsd_live_unref(l);
+}
+
+/* A viewer keeps the camera capturing while it watches, not after: with
+ * nobody watching nothing is captured or encoded. A snapshot lingers, for
+ * the page that asks again in a few seconds. */
+TEST(only_a_snapshot_keeps_the_camera_after_it)
+{
+	struct hwsd_live *l;
+	struct hwsd_jpeg *j = NULL;
+
+	ASSERT_EQ(hwsd_live_new("cam", wake, NULL, &l), 0);
+	ASSERT_FALSE(hwsd_live_wanted(l));
+	ASSERT_EQ(hwsd_live_publish(l, "one", 3, 7), 0);
+	hwsd_live_viewers(l, +1);
+	ASSERT_EQ(hwsd_live_next(l, 0, 300, false, &j), 0);
+	ASSERT_EQ(j->capture_ns, 7);
+	j = hwsd_jpeg_unref(j);
+	ASSERT_TRUE(hwsd_live_wanted(l));
+	hwsd_live_viewers(l, -1);
+	ASSERT_FALSE(hwsd_live_wanted(l));
+	ASSERT_EQ(hwsd_live_next(l, 0, 300, true, &j), 0);
+	hwsd_jpeg_unref(j);
+	ASSERT_TRUE(hwsd_live_wanted(l));
 	hwsd_live_close(l);
 	hwsd_live_unref(l);
 }
