@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-boot: fans
 # fan-sim itself, on the real w83793 driver: the fan model a controller
 # will be tested against (stop and start duties, the speed line, the lag),
 # the temperatures of a trace as the driver reports them (quarter degrees,
