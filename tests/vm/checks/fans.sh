@@ -1,5 +1,4 @@
 #!/bin/bash
-# lab-boot: fans
 # Fan outputs on the real w83793 driver: taking pwm1 and pwm2 clears their
 # bits in every tempM_auto_channels_pwm map that has them and nothing else;
 # set, check and another writer seen; released in either order, or
