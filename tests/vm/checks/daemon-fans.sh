@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-boot: daemon
 # lab-check-timeout: 300
 # hwsightd's [fan NAME] on the real w83793 driver (issue 17):
 #  1. the hand-back: pwm1 and pwm2 taken from the chip's Smart Fan (their

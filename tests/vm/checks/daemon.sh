@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-boot: daemon
 # hwsightd against the real drivers: the w83793 polled on the freezeable
 # queue, a fan stall written to its registers logged to the journal with
 # structured fields within two poll periods and followed by a snapshot from

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-boot: fans
 # lab-check-timeout: 150
 # `hwsight fans --calibrate` on the real w83793 driver against fan-sim
 # (issue 17): with fan1 turning by fans/fan1.model (stop duty 80, start

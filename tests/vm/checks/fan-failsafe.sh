@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-boot: fans
 # hwsightd's failsafe on the real drivers (issue 17): a [fan NAME] whose
 # temperature source is an lm75 (on the i2c-stub address 0x48, which the
 # lab's ctest boot reserves with --stub-addr 0x48) drives the W83793's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-boot: fans
 # lab-check-timeout: 200
 # hwsightd and lm-sensors' fancontrol side by side on inputs the project
 # did not make (issue 17): a real fancontrol configuration,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-boot: fans
 # A hwmon chip that comes or goes while hwsightd drives a fan from another
 # chip's temperature (issue 17): the rescan that follows replaces every
 # chip, and each one's values are unread until its poller reads it again.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lab-boot: daemon
 # hwsightd's HTTP side against vivid and the w83793: /snapshot.jpg gives a
 # JPEG of the configured size, /stream.mjpg gives frames ffmpeg decodes,
 # three viewers at once share one open of the device, /api/v1/cameras and
