@@ -56,7 +56,8 @@ lm75_set() {
 	i2cset -f -y "$bus" "$lm75_addr" 0x00 $(((v & 0xff) << 8 | (v >> 8 & 0xff))) w
 }
 # duty_reg P: pwmP's duty register (bank 0, 0xb3 + P - 1), the bank
-# register put back as found (the driver caches the bank it selected).
+# register put back as found (the driver caches the bank it selected);
+# with hwsightd running, through lab_frozen.
 duty_reg() {
 	local b0 v
 	b0=$(i2cget -f -y "$bus" "$addr" 0x00 b)
@@ -117,7 +118,7 @@ lab_wait_until $((10 * failsafe_after)) eval '[ "$(pwm_of 1) $(pwm_of 2)" = "252
 t_full=$(now)
 lab_eq "the lm75 unbound: both fans at full (255, reads 252)" "252 252" "$(pwm_of 1) $(pwm_of 2)"
 lab_eq "duty registers 0xb3 and 0xb4 at 0x3f, as the driver writes 255" "0x3f 0x3f" \
-	"$(printf '0x%02x 0x%02x' $(($(duty_reg 1) & 0x3f)) $(($(duty_reg 2) & 0x3f)))"
+	"$(printf '0x%02x 0x%02x' $(($(lab_frozen "$pid" duty_reg 1) & 0x3f)) $(($(lab_frozen "$pid" duty_reg 2) & 0x3f)))"
 # Logged once: a few more steps add nothing.
 sleep 3.2
 lab_eq "still at full three steps later" "252 252" "$(pwm_of 1) $(pwm_of 2)"

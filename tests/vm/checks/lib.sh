@@ -109,6 +109,45 @@ lab_wait_until() {
 	done
 }
 
+# lab_frozen PID COMMAND...: run COMMAND while every thread of PID is
+# stopped (SIGSTOP, then SIGCONT); COMMAND's status, or 1 without running
+# it if PID is gone or does not stop within 10 s.
+#
+# For a check that reads the W83793 through i2c-dev while a program
+# drives it through the driver: the driver caches the bank it selected
+# last and never reads register 0x00 back, so a driver access between a
+# check's bank switch and its putting the bank back leaves the cache and
+# the chip in different banks, and the driver's next bank-0 write lands in
+# bank 2 (a hwsightd stop putting pwm1's duty, 0xb3, back in the wrong
+# bank). A thread in stopped state is inside no driver call, so nothing
+# the program does can fall between the check's accesses.
+lab_frozen() {
+	local pid=$1 rc
+	shift
+	kill -STOP "$pid" 2>/dev/null || { echo "lab_frozen: no process $pid" >&2; return 1; }
+	if ! lab_wait_until 10 lab_stopped "$pid"; then
+		kill -CONT "$pid" 2>/dev/null
+		echo "lab_frozen: $pid did not stop" >&2
+		return 1
+	fi
+	"$@"
+	rc=$?
+	kill -CONT "$pid" 2>/dev/null
+	return "$rc"
+}
+
+# lab_stopped PID: every thread of PID is in stopped state (T, or t under
+# a tracer).
+lab_stopped() {
+	local t s
+	for t in /proc/"$1"/task/*/stat; do
+		s=$(<"$t") || return 1
+		# The state follows the name, which may hold blanks and ')'.
+		s=${s##*) }
+		case ${s%% *} in T|t) ;; *) return 1 ;; esac
+	done
+}
+
 # lab_stamp FILE: copy standard input to FILE, each line prefixed with the
 # time it was read ($EPOCHREALTIME), for logs whose timing a check reports.
 lab_stamp() {
