@@ -29,6 +29,13 @@
  * pointer modulo the row count), and a file is set aside by renaming it,
  * never by truncating it.
  *
+ * One graph per kind of sensor (temperatures, fans, voltages, outputs
+ * ...), in its unit, with each sensor's limits (lcrit, min, max, crit, as
+ * the last poll read them) as dashed lines of the sensor's colour; and
+ * the chip's older graph of every kind at once, on two axes, without the
+ * limits. Settings that have an input file (beep_enable, intrusion0,
+ * cpuN_vid) are recorded but never drawn: a line at 0 or 1 says nothing.
+ *
  * The legend's figures (now, min, avg, max) are computed here from
  * "rrdtool fetch" rather than by GPRINT entries: the axes need them
  * before the graph is drawn (fan_scale()), and an unknown value is
@@ -73,11 +80,19 @@ static const struct range {
 
 _Static_assert(sizeof(ranges) / sizeof(ranges[0]) == HISTORY_RANGES, "one drawn graph per range");
 
+/* What the graph of a kind is called, with its unit on the axis. */
+static const char *const kind_titles[HWS_SENSOR_KIND_MAX] = {
+	[HWS_SENSOR_IN] = "voltages", [HWS_SENSOR_FAN] = "fans", [HWS_SENSOR_TEMP] = "temperatures",
+	[HWS_SENSOR_POWER] = "power", [HWS_SENSOR_ENERGY] = "energy", [HWS_SENSOR_CURR] = "currents",
+	[HWS_SENSOR_HUMIDITY] = "humidity", [HWS_SENSOR_PWM] = "outputs (PWM duty, % of 255)",
+	[HWS_SENSOR_LIGHT] = "light",
+};
+
 /* What a graph needs of a chip, copied so that the poller can go on. */
 struct snapshot {
 	struct chip_history *chip;      /* for its drawn graphs alone */
 	char *path;
-	struct history_series *series;
+	struct history_series *series;  /* those the graph draws */
 	size_t n;
 	unsigned generation;
 };
@@ -93,7 +108,26 @@ static void snapshot_free(struct snapshot *s)
 	free(s->series);
 }
 
-static int snapshot_take(struct hwsd_history *h, const char *name, struct snapshot *s)
+bool hwsd_history_plotted(enum hws_sensor_kind kind)
+{
+	return kind < HWS_SENSOR_KIND_MAX && kind_titles[kind];
+}
+
+int hwsd_history_kind(const char *name)
+{
+	for (int k = 0; name && k < HWS_SENSOR_KIND_MAX; k++)
+		if (hwsd_history_plotted(k) && !strcmp(hws_sensor_kind_name(k), name))
+			return k;
+	return -EINVAL;
+}
+
+static bool in_graph(const struct history_series *se, unsigned graph)
+{
+	return graph == HISTORY_ALL_KINDS ? hwsd_history_plotted(se->kind) : se->kind == graph;
+}
+
+/* The chip's series that @graph (a kind, or HISTORY_ALL_KINDS) draws. */
+static int snapshot_take(struct hwsd_history *h, const char *name, unsigned graph, struct snapshot *s)
 {
 	struct chip_history *c;
 	int r = 0;
@@ -113,9 +147,14 @@ static int snapshot_take(struct hwsd_history *h, const char *name, struct snapsh
 		r = -ENOMEM;
 		goto out;
 	}
-	memcpy(s->series, c->series, c->n_series * sizeof(*s->series));
-	s->n = c->n_series;
+	for (size_t i = 0; i < c->n_series; i++)
+		if (in_graph(&c->series[i], graph))
+			s->series[s->n++] = c->series[i];
 	s->generation = c->generation;
+	if (!s->n) {
+		snapshot_free(s);
+		r = -ENODATA;
+	}
 out:
 	pthread_mutex_unlock(&h->lock);
 	return r;
@@ -372,6 +411,11 @@ static const char *const colors[] = {
 	"e377c2", "7f7f7f", "bcbd22", "17becf", "393b79", "637939",
 };
 
+static const char *color_of(size_t i)
+{
+	return colors[i % (sizeof(colors) / sizeof(colors[0]))];
+}
+
 /* One line and its legend entry, which holds its figures. */
 static void add_line(struct history_args *a, const struct history_series *se, size_t i,
 		     const char *path, const struct stats *st, double scale)
@@ -389,16 +433,56 @@ static void add_line(struct history_args *a, const struct history_series *se, si
 	}
 	if (!legend)
 		a->error = -ENOMEM;
-	hwsd_history__args_add(a, "LINE2:%s#%s:%s\\l", line, colors[i % (sizeof(colors) / sizeof(colors[0]))],
-			       legend ? legend : "");
+	hwsd_history__args_add(a, "LINE2:%s#%s:%s\\l", line, color_of(i), legend ? legend : "");
 	free(legend);
 }
 
-static int graph_args(const char *chip, const struct range *range, const struct snapshot *s,
-		      const struct stats *st, time_t end, struct history_args *a)
+/*
+ * Each sensor's limits as dashed lines of its colour. rrdtool leaves a
+ * line outside the plotted values out of the graph, so the axis is
+ * stretched to show the limits near the values: those within one and a
+ * half times the largest value's size of them (a temperature at 40 °C
+ * shows a crit at 100, not the -128 of an unset minimum).
+ */
+static bool add_limits(struct history_args *a, const struct snapshot *s, const struct stats *st)
+{
+	double lo = INFINITY, hi = -INFINITY, reach, low = NAN, high = NAN;
+	bool any = false;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (!isnan(st[i].min))
+			lo = fmin(lo, st[i].min);
+		if (!isnan(st[i].max))
+			hi = fmax(hi, st[i].max);
+	}
+	reach = 1.5 * fmax(fabs(lo), fabs(hi));
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t l = 0; l < HISTORY_LIMITS; l++) {
+			double v = s->series[i].limits[l] * display_factor(s->series[i].kind);
+
+			if (isnan(v))
+				continue;
+			any = true;
+			hwsd_history__args_add(a, "HRULE:%.10g#%s::dashes=6,4", v, color_of(i));
+			if (lo <= hi && v >= lo - reach && v <= hi + reach) {
+				low = isnan(low) ? v : fmin(low, v);
+				high = isnan(high) ? v : fmax(high, v);
+			}
+		}
+	if (!isnan(low))
+		hwsd_history__args_add(a, "--lower-limit=%.10g", fmin(low, lo));
+	if (!isnan(high))
+		hwsd_history__args_add(a, "--upper-limit=%.10g", fmax(high, hi));
+	return any;
+}
+
+static int graph_args(const char *chip, unsigned graph, const struct range *range,
+		      const struct snapshot *s, const struct stats *st, time_t end,
+		      struct history_args *a)
 {
 	double scale = fan_scale(s, st);
 	char units[64], *path = rrd_escape(s->path, false);
+	bool limits;
 
 	if (!path)
 		return -ENOMEM;
@@ -412,7 +496,11 @@ static int graph_args(const char *chip, const struct range *range, const struct 
 	hwsd_history__args_add(a, "--width=%d", GRAPH_WIDTH);
 	hwsd_history__args_add(a, "--height=%d", GRAPH_HEIGHT);
 	hwsd_history__args_add(a, "--slope-mode");
-	hwsd_history__args_add(a, "--title=%s \xe2\x80\x94 %s", chip, range->title);
+	if (graph == HISTORY_ALL_KINDS)
+		hwsd_history__args_add(a, "--title=%s \xe2\x80\x94 %s", chip, range->title);
+	else
+		hwsd_history__args_add(a, "--title=%s \xe2\x80\x94 %s \xe2\x80\x94 %s", chip,
+				       kind_titles[graph], range->title);
 	if (*units)
 		hwsd_history__args_add(a, "--vertical-label=%s", units);
 	if (scale > 0) {
@@ -420,19 +508,23 @@ static int graph_args(const char *chip, const struct range *range, const struct 
 		hwsd_history__args_add(a, "--right-axis-label=RPM");
 		hwsd_history__args_add(a, "--right-axis-format=%%.0lf");
 	}
+	/* Before the lines, which are drawn over them. */
+	limits = graph != HISTORY_ALL_KINDS && add_limits(a, s, st);
 	/* The heads over the figures; the legend's colour box takes
 	 * about two characters. */
 	hwsd_history__args_add(a, "COMMENT:%*s%9s%9s%9s%9s\\l", NAME_WIDTH + 2, "", "now", "min", "avg",
 			       "max");
 	for (size_t i = 0; i < s->n; i++)
 		add_line(a, &s->series[i], i, path, &st[i], scale);
+	if (limits)
+		hwsd_history__args_add(a, "COMMENT:dashed\\: each sensor's limits (lcrit, min, max, crit)\\l");
 	free(path);
 	return a->error;
 }
 
 /* Draw @range of the chip in @s anew, into @ret_png. */
-static int draw(const struct hwsd_history *h, const char *chip, const struct range *range,
-		const struct snapshot *s, struct history_png *ret_png)
+static int draw(const struct hwsd_history *h, const char *chip, unsigned graph,
+		const struct range *range, const struct snapshot *s, struct history_png *ret_png)
 {
 	uint64_t deadline = hws__now_ms() + h->draw_timeout_ms;
 	struct history_args a = { 0 };
@@ -445,7 +537,7 @@ static int draw(const struct hwsd_history *h, const char *chip, const struct ran
 		return -ENOMEM;
 	r = stats_fetch(h, s, range->seconds, now, deadline, st);
 	if (r >= 0)
-		r = graph_args(chip, range, s, st, now, &a);
+		r = graph_args(chip, graph, range, s, st, now, &a);
 	if (r >= 0)
 		r = hwsd_history__rrdtool_retry(h, a.v, deadline, h->png_max, &o);
 	if (r >= 0 && (o.len < 8 || memcmp(o.data, "\x89PNG\r\n\x1a\n", 8))) {
@@ -494,22 +586,23 @@ static bool png_fresh(const struct history_png *png, const struct range *rg, uns
 	       now - png->made < (time_t)(rg->seconds / REDRAW_DIVISOR);
 }
 
-int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *range, void **ret_png,
-		       size_t *ret_len)
+int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *kind, const char *range,
+		       void **ret_png, size_t *ret_len)
 {
 	const struct range *rg = range_find(range);
+	int graph = kind ? hwsd_history_kind(kind) : HISTORY_ALL_KINDS;
 	struct history_png *png, drawn;
 	struct snapshot s;
 	void *copy = NULL;
 	size_t len = 0;
 	int r;
 
-	if (!h || !chip || !ret_png || !ret_len || !rg || !hwsd_history__name_ok(chip))
+	if (!h || !chip || !ret_png || !ret_len || !rg || graph < 0 || !hwsd_history__name_ok(chip))
 		return -EINVAL;
-	r = snapshot_take(h, chip, &s);
+	r = snapshot_take(h, chip, (unsigned)graph, &s);
 	if (r < 0)
 		return r;
-	png = &s.chip->drawn[rg - ranges];
+	png = &s.chip->drawn[graph][rg - ranges];
 	pthread_mutex_lock(&h->draw_lock);
 	while (!png_fresh(png, rg, s.generation) &&
 	       (png->drawing || h->n_drawing >= HISTORY_DRAWING_MAX))
@@ -520,7 +613,7 @@ int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *ran
 		pthread_mutex_unlock(&h->draw_lock);
 		/* It shows the polls still in memory too. */
 		hwsd_history__flush_chip(h, s.chip);   /* it logs its own failures */
-		r = has_file(h, s.chip) ? draw(h, chip, rg, &s, &drawn) : -ENOENT;
+		r = has_file(h, s.chip) ? draw(h, chip, (unsigned)graph, rg, &s, &drawn) : -ENOENT;
 		pthread_mutex_lock(&h->draw_lock);
 		png->drawing = false;
 		h->n_drawing--;

@@ -25,6 +25,12 @@
 #define HISTORY_DS_MAX 19       /* rrdtool's DS_NAM_SIZE, less the NUL */
 #define HISTORY_LABEL_MAX 40    /* bytes of a label shown in a legend */
 #define HISTORY_RANGES 3        /* 1h, 1d, 1w: history-graph.c */
+/* A graph per kind of sensor, and the chip's graph of every kind. */
+#define HISTORY_GRAPHS (HWS_SENSOR_KIND_MAX + 1)
+#define HISTORY_ALL_KINDS HWS_SENSOR_KIND_MAX
+
+/* The limits drawn as lines in a kind's graph, lowest first. */
+enum history_limit { LIMIT_LCRIT, LIMIT_MIN, LIMIT_MAX, LIMIT_CRIT, HISTORY_LIMITS };
 
 enum { MINUTE = 60, HOUR = 60 * MINUTE, DAY = 24 * HOUR, WEEK = 7 * DAY, YEAR = 366 * DAY };
 
@@ -33,6 +39,9 @@ struct history_series {
 	char ds[HISTORY_DS_MAX + 1];    /* the feature name: "temp1" */
 	char label[HISTORY_LABEL_MAX + 1];
 	enum hws_sensor_kind kind;
+	/* As the last poll read them (NaN: none), for the graph's lines;
+	 * they are not recorded, being settings. */
+	double limits[HISTORY_LIMITS];
 };
 
 #define HISTORY_RRDTOOL "/usr/bin/rrdtool"  /* writes and draws: history-rrdtool.c */
@@ -58,9 +67,9 @@ struct chip_history {
 	struct history_series *series;  /* L */
 	size_t n_series;                /* L */
 	unsigned step;                  /* L */
-	unsigned generation;            /* L: bumped when the series change */
+	unsigned generation;            /* L: bumped when the series or their limits change */
 	bool has_file;                  /* L: the file records the series */
-	struct history_png drawn[HISTORY_RANGES];  /* D */
+	struct history_png drawn[HISTORY_GRAPHS][HISTORY_RANGES];  /* D */
 	/* The polls not yet written: "when:v1:v2...\n" each, oldest first. */
 	char *batch;                    /* L */
 	size_t batch_len, batch_size;   /* L */

@@ -192,8 +192,9 @@ static void chip_free(struct chip_history *c)
 	free(c->path);
 	free(c->series);
 	free(c->batch);
-	for (size_t i = 0; i < HISTORY_RANGES; i++)
-		free(c->drawn[i].data);
+	for (size_t g = 0; g < HISTORY_GRAPHS; g++)
+		for (size_t i = 0; i < HISTORY_RANGES; i++)
+			free(c->drawn[g][i].data);
 	free(c);
 }
 
@@ -350,6 +351,54 @@ static int series_set(struct hwsd_history *h, struct chip_history *c, const stru
 	pthread_mutex_unlock(&h->lock);
 	free(old);
 	return 0;
+}
+
+/* The limits the graph of @f's kind draws; a fan minimum of 0 is none. */
+static void limits_of(const struct hws_feature *f, double *ret_limits)
+{
+	static const enum hws_sensor_item items[HISTORY_LIMITS] = {
+		[LIMIT_LCRIT] = HWS_ITEM_LCRIT, [LIMIT_MIN] = HWS_ITEM_MIN,
+		[LIMIT_MAX] = HWS_ITEM_MAX, [LIMIT_CRIT] = HWS_ITEM_CRIT,
+	};
+
+	for (size_t l = 0; l < HISTORY_LIMITS; l++) {
+		double v = hwsd_feature_value(f, items[l]);
+
+		ret_limits[l] = isfinite(v) && !(f->kind == HWS_SENSOR_FAN && v == 0) ? v : NAN;
+	}
+}
+
+static bool same_value(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+/*
+ * Take the limits @chip reports now into its series (which match it), so
+ * that a graph shows those: a limit written since changes the series'
+ * generation, and the graphs are drawn again.
+ */
+static void limits_set(struct hwsd_history *h, struct chip_history *c, const struct hws_chip *chip)
+{
+	size_t k = 0;
+
+	pthread_mutex_lock(&h->lock);
+	for (size_t i = 0; i < chip->n_features && k < c->n_series; i++) {
+		double limits[HISTORY_LIMITS];
+		bool changed = false;
+
+		if (!recorded(&chip->features[i]))
+			continue;
+		limits_of(&chip->features[i], limits);
+		for (size_t l = 0; l < HISTORY_LIMITS; l++)
+			changed |= !same_value(limits[l], c->series[k].limits[l]);
+		if (changed) {
+			memcpy(c->series[k].limits, limits, sizeof(limits));
+			c->generation++;
+		}
+		k++;
+	}
+	pthread_mutex_unlock(&h->lock);
 }
 
 /* Log a failure of @c once, until an update works again. */
@@ -866,6 +915,7 @@ int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, uns
 	}
 	if (c->n_series == 0)
 		return 0;
+	limits_set(h, c, chip);
 	/* rrdtool refuses a second update in the same second, and one from
 	 * before the last (the clock went back): skip them. */
 	if (when <= c->last_queued)

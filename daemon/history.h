@@ -15,6 +15,7 @@
  * and the burst that comes before it.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,24 +88,44 @@ int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, uns
 int hwsd_history_range(const char *range);
 
 /**
+ * hwsd_history_plotted - whether graphs plot sensors of @kind
+ *
+ * Measured inputs are; settings that have an input file (beep_enable,
+ * intrusion0, cpuN_vid) are recorded but never drawn.
+ */
+bool hwsd_history_plotted(enum hws_sensor_kind kind);
+
+/**
+ * hwsd_history_kind - the kind a graph's "kind=" names
+ * @name: a kind's name as hws_sensor_kind_name() gives it ("temp", "fan",
+ *        "in", "pwm" ...)
+ *
+ * Return: the kind, or -EINVAL for a name that is none or not plotted.
+ */
+int hwsd_history_kind(const char *name);
+
+/**
  * hwsd_history_graph - draw a chip's history as a PNG
  * @h: history
  * @chip: the chip name
+ * @kind: the kind of sensor drawn ("temp", "fan", "in", "pwm" ...), in
+ *        its unit, with each sensor's limits as dashed lines; NULL for
+ *        the chip's graph of every plotted kind, on two axes, no limits
  * @range: "1h", "1d" or "1w"; NULL for "1d"
  * @ret_png: the image, to be freed with free()
  * @ret_len: its size in bytes
  *
- * The image drawn last for the chip and range is given again while it is
+ * The image drawn last for the chip, kind and range is given again while it is
  * younger than a 120th of the range (30 s for an hour), and the chip's
- * sensors have not changed: see history-graph.c for why.
+ * sensors and their limits have not changed: see history-graph.c for why.
  *
- * Return: 0, -EINVAL for a bad range or a chip name that cannot name a file,
- * -ENOENT if the chip has no history (not recorded since the daemon
- * started), -ENOMEM, -EBUSY (the file stayed locked), -ETIMEDOUT or
+ * Return: 0, -EINVAL for a bad range or kind or a chip name that cannot
+ * name a file, -ENOENT if the chip has no history (not recorded since the
+ * daemon started), -ENODATA if it has no sensor of @kind, -ENOMEM, -EBUSY (the file stayed locked), -ETIMEDOUT or
  * -EFBIG (rrdtool took too long, or drew too much), or -EIO if rrdtool
  * failed; each failure is logged as a warning with its reason.
  */
-int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *range, void **ret_png,
-		       size_t *ret_len);
+int hwsd_history_graph(struct hwsd_history *h, const char *chip, const char *kind, const char *range,
+		       void **ret_png, size_t *ret_len);
 
 #endif

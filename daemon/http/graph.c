@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * /graph/CHIP.png?range=1h|1d|1w: a chip's history, drawn by rrdtool
- * (history-graph.c). The chip must be one the pollers have published: the name
+ * /graph/CHIP.png?kind=KIND&range=1h|1d|1w: a chip's history of one kind
+ * of sensor (temp, fan, in, pwm ...), drawn by rrdtool (history-graph.c);
+ * without kind=, every kind on one graph, as before there were kinds, so
+ * that links made then still work. The chip must be one the pollers have published: the name
  * from the URL is compared with those, never used to build a path before
  * it matched one.
  */
@@ -34,6 +36,7 @@ enum MHD_Result hwsd_http_graph(struct hwsd_http_request *req)
 {
 	const char *name = req->url + strlen(PREFIX);
 	const char *range = MHD_lookup_connection_value(req->c, MHD_GET_ARGUMENT_KIND, "range");
+	const char *kind = MHD_lookup_connection_value(req->c, MHD_GET_ARGUMENT_KIND, "kind");
 	size_t len = strlen(name);
 	char *chip;
 	void *png;
@@ -46,6 +49,10 @@ enum MHD_Result hwsd_http_graph(struct hwsd_http_request *req)
 	if (hwsd_history_range(range) < 0)
 		return hwsd_http_fail(req->c, MHD_HTTP_BAD_REQUEST,
 				      "range: \"%.16s\" is not 1h, 1d or 1w\n", range);
+	if (kind && hwsd_history_kind(kind) < 0)
+		return hwsd_http_fail(req->c, MHD_HTTP_BAD_REQUEST,
+				      "kind: \"%.16s\" is not a kind of sensor graphs draw "
+				      "(temp, fan, in, pwm, power, energy, curr, humidity, light)\n", kind);
 	if (!chip_known(req->view->readings, name, len))
 		return hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "no chip \"%.*s\"\n",
 				      (int)(len > 64 ? 64 : len), name);
@@ -55,10 +62,12 @@ enum MHD_Result hwsd_http_graph(struct hwsd_http_request *req)
 	chip = strndup(name, len);
 	if (!chip)
 		return hwsd_http_fail(req->c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	r = hwsd_history_graph(req->view->history, chip, range, &png, &size);
-	if (r == -ENOENT || r == -EINVAL) {
+	r = hwsd_history_graph(req->view->history, chip, kind, range, &png, &size);
+	if (r == -ENOENT || r == -EINVAL || r == -ENODATA) {
 		/* -EINVAL: a known chip whose name cannot name a file. */
-		r = hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "%s: no history yet\n", chip);
+		r = r == -ENODATA ? hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "%s has no %s sensor to draw\n",
+						   chip, kind ? kind : "measured")
+				  : hwsd_http_fail(req->c, MHD_HTTP_NOT_FOUND, "%s: no history yet\n", chip);
 		free(chip);
 		return r;
 	}

@@ -14,6 +14,7 @@
 
 #include "../events.h"
 #include "../fan-board.h"
+#include "../history.h"
 #include "../live.h"
 #include "../log.h"
 #include "../motion-board.h"
@@ -75,6 +76,40 @@ static const char style[] =
 	"svg.curve{vertical-align:middle}svg.curve polyline{fill:none;stroke:#36c;stroke-width:1.5}"
 	"svg.curve circle{fill:#e70}svg.curve rect{fill:none;stroke:#ccc}";
 
+/* The kinds' graphs on the page, top to bottom: temperatures and the fans
+ * they drive first. */
+static const enum hws_sensor_kind graph_order[] = {
+	HWS_SENSOR_TEMP, HWS_SENSOR_FAN, HWS_SENSOR_PWM, HWS_SENSOR_IN, HWS_SENSOR_CURR,
+	HWS_SENSOR_POWER, HWS_SENSOR_ENERGY, HWS_SENSOR_HUMIDITY, HWS_SENSOR_LIGHT,
+};
+
+static bool has_kind(const struct hwsd_chip_reading *c, enum hws_sensor_kind kind)
+{
+	for (size_t i = 0; i < c->n_features; i++)
+		if (c->features[i].kind == kind)
+			return true;
+	return false;
+}
+
+/* The last hour of a kind's sensors, and links to the day and the week. */
+static void kind_graph(FILE *f, const char *chip, enum hws_sensor_kind kind)
+{
+	static const char *const longer[][2] = { { "1d", "day" }, { "1w", "week" } };
+	const char *name = hws_sensor_kind_name(kind);
+
+	fprintf(f, "<figure><img alt=\"%s history of ", name);
+	html(f, chip);
+	fputs("\" src=\"/graph/", f);
+	url(f, chip);
+	fprintf(f, ".png?kind=%s&amp;range=1h\"><figcaption>%s: last hour", name, name);
+	for (size_t r = 0; r < sizeof(longer) / sizeof(longer[0]); r++) {
+		fputs(" &middot; <a href=\"/graph/", f);
+		url(f, chip);
+		fprintf(f, ".png?kind=%s&amp;range=%s\">%s</a>", name, longer[r][0], longer[r][1]);
+	}
+	fputs("</figcaption></figure>\n", f);
+}
+
 static void chip_section(FILE *f, const struct hwsd_chip_reading *c, bool graphs)
 {
 	fputs("<h2>", f);
@@ -112,13 +147,9 @@ static void chip_section(FILE *f, const struct hwsd_chip_reading *c, bool graphs
 	if (!graphs)
 		return;
 	fputs("<div class=graph>", f);
-	for (size_t r = 0; r < 2; r++) {
-		fputs("<img alt=\"history of ", f);
-		html(f, c->name);
-		fputs("\" src=\"/graph/", f);
-		url(f, c->name);
-		fprintf(f, ".png?range=%s\"> ", r ? "1d" : "1h");
-	}
+	for (size_t k = 0; k < sizeof(graph_order) / sizeof(graph_order[0]); k++)
+		if (hwsd_history_plotted(graph_order[k]) && has_kind(c, graph_order[k]))
+			kind_graph(f, c->name, graph_order[k]);
 	fputs("</div>\n", f);
 }
 

@@ -35,7 +35,7 @@
 struct fake_chip {
 	struct hws_chip chip;
 	struct hws_feature features[MAX_FEATURES];
-	struct hws_subfeature subs[MAX_FEATURES][2];
+	struct hws_subfeature subs[MAX_FEATURES][4];
 };
 
 static char top[] = "/tmp/hwsightd-history-XXXXXX";
@@ -82,6 +82,21 @@ static struct hws_feature *chip_add(struct fake_chip *f, const char *name, const
 	*feat = (struct hws_feature){ .name = name, .label = label, .kind = kind, .n_subfeatures = 1,
 				      .subfeatures = f->subs[i] };
 	return feat;
+}
+
+/* A limit (a setting) of @value for feature @i, or a new value for it. */
+static void chip_limit(struct fake_chip *f, size_t i, enum hws_sensor_item item, double value)
+{
+	struct hws_feature *feat = &f->features[i];
+	size_t k = 0;
+
+	while (k < feat->n_subfeatures && f->subs[i][k].item != item)
+		k++;
+	if (k >= sizeof(f->subs[i]) / sizeof(f->subs[i][0]))
+		FAIL("too many subfeatures");
+	f->subs[i][k] = (struct hws_subfeature){ .name = "limit", .item = item, .value = value };
+	if (k == feat->n_subfeatures)
+		feat->n_subfeatures++;
 }
 
 static void chip_set(struct fake_chip *f, size_t i, double value)
@@ -837,6 +852,14 @@ static void add_an_hour(struct hwsd_history *h, struct fake_chip *f, const char 
 	chip_add(f, "fan2", "Case Fan", HWS_SENSOR_FAN, 2100);
 	chip_add(f, "temp2", "", HWS_SENSOR_TEMP, 55);
 	chip_add(f, "pwm1", "", HWS_SENSOR_PWM, 128);
+	/* A setting with an input file: recorded, never drawn. */
+	chip_add(f, "beep_enable", "", HWS_SENSOR_BEEP_ENABLE, 1);
+	chip_limit(f, 0, HWS_ITEM_MAX, 60);
+	chip_limit(f, 0, HWS_ITEM_CRIT, 80);
+	chip_limit(f, 1, HWS_ITEM_MIN, 600);
+	chip_limit(f, 2, HWS_ITEM_MIN, 1.1);
+	chip_limit(f, 2, HWS_ITEM_MAX, 1.3);
+	chip_limit(f, 3, HWS_ITEM_MIN, 0);      /* no minimum */
 	for (int i = 360; i >= 0; i--) {
 		chip_set(f, 0, 45 + 10 * sin(i / 30.0));
 		chip_set(f, 1, 1000 + 200 * cos(i / 40.0));
@@ -868,7 +891,7 @@ TEST(graphs_are_png)
 		size_t len = 0;
 		unsigned w, ht;
 
-		ASSERT_EQ(hwsd_history_graph(h, CHIP, ranges[i], &png, &len), 0);
+		ASSERT_EQ(hwsd_history_graph(h, CHIP, NULL, ranges[i], &png, &len), 0);
 		ASSERT_TRUE(is_png(png, len, &w, &ht));
 		ASSERT_GE(w, 720);
 		ASSERT_GE(ht, 240);
@@ -895,10 +918,10 @@ TEST(graph_refusals)
 	setup();
 	h = history_with_an_hour(&f);
 	for (size_t i = 0; i < sizeof(bad_ranges) / sizeof(bad_ranges[0]); i++)
-		ASSERT_EQ(hwsd_history_graph(h, CHIP, bad_ranges[i], &png, &len), -EINVAL);
+		ASSERT_EQ(hwsd_history_graph(h, CHIP, NULL, bad_ranges[i], &png, &len), -EINVAL);
 	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++)
-		ASSERT_EQ(hwsd_history_graph(h, bad_names[i], "1h", &png, &len), -EINVAL);
-	ASSERT_EQ(hwsd_history_graph(h, "nct6775-isa-0290", "1h", &png, &len), -ENOENT);
+		ASSERT_EQ(hwsd_history_graph(h, bad_names[i], NULL, "1h", &png, &len), -EINVAL);
+	ASSERT_EQ(hwsd_history_graph(h, "nct6775-isa-0290", NULL, "1h", &png, &len), -ENOENT);
 	ASSERT_EQ(hwsd_history_range(NULL), 86400);
 	ASSERT_EQ(hwsd_history_range("1w"), 7 * 86400);
 	ASSERT_EQ(hwsd_history_range("2w"), -EINVAL);
@@ -943,14 +966,14 @@ TEST(graphs_are_drawn_again_only_when_due)
 
 	setup();
 	h = history_with_an_hour(&f);
-	ASSERT_EQ(hwsd_history_graph(h, CHIP, "1h", &png[0], &len[0]), 0);
+	ASSERT_EQ(hwsd_history_graph(h, CHIP, NULL, "1h", &png[0], &len[0]), 0);
 	/* A client asking in a loop gets the image drawn a moment ago. */
-	ASSERT_EQ(hwsd_history_graph(h, CHIP, "1h", &png[1], &len[1]), 0);
+	ASSERT_EQ(hwsd_history_graph(h, CHIP, NULL, "1h", &png[1], &len[1]), 0);
 	ASSERT_TRUE(same_png(png[0], len[0], png[1], len[1]));
 	/* A sensor more: a new file, a new graph at once. */
 	chip_add(&f, "in1", "+12V", HWS_SENSOR_IN, 12.1);
 	ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, aligned_now(10) + 10), 0);
-	ASSERT_EQ(hwsd_history_graph(h, CHIP, "1h", &png[2], &len[2]), 0);
+	ASSERT_EQ(hwsd_history_graph(h, CHIP, NULL, "1h", &png[2], &len[2]), 0);
 	ASSERT_FALSE(same_png(png[0], len[0], png[2], len[2]));
 	for (int i = 0; i < 3; i++)
 		free(png[i]);
@@ -983,6 +1006,7 @@ static void no_child_left(void)
 
 struct graph_call {
 	struct hwsd_history *h;
+	const char *kind;
 	const char *range;
 	void *png;
 	size_t len;
@@ -995,7 +1019,7 @@ static void graph_once(void *arg)
 
 	free(g->png);
 	g->png = NULL;
-	g->r = hwsd_history_graph(g->h, CHIP, g->range, &g->png, &g->len);
+	g->r = hwsd_history_graph(g->h, CHIP, g->kind, g->range, &g->png, &g->len);
 }
 
 /* Draws g, which must fail with err and log said. */
@@ -1042,6 +1066,99 @@ static void graph_test_end(struct graph_test *t)
 	no_child_left();
 	hwsd_history_free(t->g.h);
 	teardown();
+}
+
+/* The arguments the last graph was drawn with, one a line after "graph",
+ * by an rrdtool that writes them to PROG.args. */
+static void drawn_args(const struct graph_test *t, char *buf, size_t size)
+{
+	char path[sizeof(t->prog) + 8];
+
+	snprintf(path, sizeof(path), "%s.args", t->prog);
+	buf[read_file(path, buf, size - 1)] = '\0';
+}
+
+/* What a kind's graph must hold and leave out. */
+struct kind_case {
+	const char *kind;
+	const char *label;                      /* the vertical one */
+	const char *drawn[3], *left_out[6];     /* sensors, as "\nDEF:NAME=" */
+	const char *hrules[3];                  /* "\nHRULE:...\n" */
+};
+
+static void expect_kind_graph(struct graph_test *t, const struct kind_case *k)
+{
+	char args[16384], want[96];
+	unsigned w, ht;
+
+	t->g.kind = k->kind;
+	graph_once(&t->g);
+	ASSERT_EQ(t->g.r, 0);
+	ASSERT_TRUE(is_png(t->g.png, t->g.len, &w, &ht));
+	drawn_args(t, args, sizeof(args));
+	for (size_t i = 0; i < 3 && k->drawn[i]; i++) {
+		snprintf(want, sizeof(want), "\nDEF:%s=", k->drawn[i]);
+		ASSERT_NOT_NULL(strstr(args, want));
+	}
+	for (size_t i = 0; i < 6 && k->left_out[i]; i++) {
+		snprintf(want, sizeof(want), "\nDEF:%s=", k->left_out[i]);
+		ASSERT_NULL(strstr(args, want));
+	}
+	/* Settings are no series, in any graph. */
+	ASSERT_NULL(strstr(args, "beep_enable"));
+	for (size_t i = 0; i < 3 && k->hrules[i]; i++)
+		ASSERT_NOT_NULL(strstr(args, k->hrules[i]));
+	if (!k->hrules[0])
+		ASSERT_NULL(strstr(args, "HRULE"));
+	ASSERT_NULL(strstr(args, "\nHRULE:0#"));
+	snprintf(want, sizeof(want), "\n--vertical-label=%s\n", k->label);
+	ASSERT_NOT_NULL(strstr(args, want));
+}
+
+/* A graph per kind: its sensors alone, in its unit, with their limits as
+ * dashed lines of their colour (the first colour is the first sensor's);
+ * the graph of every kind draws no limit; settings are never drawn. */
+TEST(one_graph_per_kind_with_its_limits)
+{
+	static const struct kind_case cases[] = {
+		{ "temp", "°C", { "temp1", "temp2" }, { "fan1", "fan2", "in0", "pwm1" },
+		  { "\nHRULE:60#1f77b4::dashes=6,4\n", "\nHRULE:80#1f77b4::dashes=6,4\n" } },
+		/* fan2's minimum of 0 is none. */
+		{ "fan", "RPM", { "fan1", "fan2" }, { "temp1", "temp2", "in0", "pwm1" },
+		  { "\nHRULE:600#1f77b4::dashes=6,4\n" } },
+		{ "in", "V", { "in0" }, { "temp1", "fan1", "pwm1" },
+		  { "\nHRULE:1.1#1f77b4::dashes=6,4\n", "\nHRULE:1.3#1f77b4::dashes=6,4\n" } },
+		{ "pwm", "%", { "pwm1" }, { "temp1", "fan1", "in0" }, { NULL } },
+		{ NULL, "°C, V, %", { "temp1", "in0", "pwm1" }, { NULL }, { NULL } },
+	};
+	struct graph_test t;
+	char args[16384];
+
+	graph_test_start(&t, "1h");
+	graph_test_fake(&t, "args", "printf '%s\\n' \"$@\" >\"$0.args\"\nexec " HISTORY_RRDTOOL " \"$@\"");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_kind_graph(&t, &cases[i]);
+	/* A limit written since: the graph is drawn again, with it. */
+	chip_limit(&t.f, 0, HWS_ITEM_MAX, 70);
+	ASSERT_EQ(hwsd_history_update(t.g.h, &t.f.chip, 10, aligned_now(10) + 10), 0);
+	t.g.kind = "temp";
+	graph_once(&t.g);
+	ASSERT_EQ(t.g.r, 0);
+	drawn_args(&t, args, sizeof(args));
+	ASSERT_NOT_NULL(strstr(args, "\nHRULE:70#1f77b4::dashes=6,4\n"));
+	ASSERT_NULL(strstr(args, "\nHRULE:60#"));
+	/* Kinds that are settings, or that the chip does not have. */
+	t.g.kind = "beep_enable";
+	graph_once(&t.g);
+	ASSERT_EQ(t.g.r, -EINVAL);
+	t.g.kind = "tmp";
+	graph_once(&t.g);
+	ASSERT_EQ(t.g.r, -EINVAL);
+	t.g.kind = "curr";
+	graph_once(&t.g);
+	ASSERT_EQ(t.g.r, -ENODATA);
+	ASSERT_NULL(t.g.png);
+	graph_test_end(&t);
 }
 
 /* A drawing that hangs is killed at its time limit, and the next one is
@@ -1092,7 +1209,7 @@ TEST(a_failed_draw_gives_the_last_graph)
 	/* An hour later, it is due. */
 	pthread_mutex_lock(&t.g.h->lock);
 	for (size_t i = 0; i < HISTORY_RANGES; i++)
-		hwsd_history__find(t.g.h, CHIP)->drawn[i].made -= 3600;
+		hwsd_history__find(t.g.h, CHIP)->drawn[HISTORY_ALL_KINDS][i].made -= 3600;
 	pthread_mutex_unlock(&t.g.h->lock);
 	log = logged(graph_once, &t.g);
 	ASSERT_EQ(t.g.r, 0);
@@ -1289,7 +1406,7 @@ static void *draw_loop(void *arg)
 		void *png = NULL;
 		size_t len = 0;
 
-		d->r = hwsd_history_graph(d->h, d->chip, ranges[i % 3], &png, &len);
+		d->r = hwsd_history_graph(d->h, d->chip, NULL, ranges[i % 3], &png, &len);
 		d->drawn += d->r == 0 && len > 8 && !memcmp(png, "\x89PNG", 4);
 		free(png);
 	}
