@@ -35,7 +35,7 @@ struct hwsd_http {
 
 static const char *const no_params[] = { NULL };
 static const char *const camera_params[] = { "camera", NULL };
-static const char *const graph_params[] = { "range", NULL };
+static const char *const graph_params[] = { "kind", "range", NULL };
 
 /* Pages written whole into memory, then sent. */
 static const struct page {
