@@ -56,7 +56,8 @@ const char *hwsd_history_dir(const struct hwsd_history *h);
 /**
  * hwsd_history_update - record a poll of a chip
  * @h: history
- * @chip: the chip just read; every feature with an input is recorded
+ * @chip: the chip just read; every feature with an input is recorded, and
+ *        its limits (lcrit, min, max, crit) kept for the graphs to draw
  * @step_s: the chip's poll interval in seconds (0 is taken as 1)
  * @when: the time of the poll, seconds since the epoch
  *
