@@ -29,7 +29,7 @@
 # created), each followed by a look at the files; and a last start, which
 # must be clean and remove the temporary files the kills left.
 #
-# The state directory is ext4 on a loop device (librrd maps its files,
+# The state directory is ext4 on a loop device (rrdtool maps its files,
 # which the 9p results share refuses; and fsync() costs there what it
 # does on a disk). The figures (duration, faults by kind, RSS and
 # descriptors before, halfway and after) are printed as "# " lines; the
@@ -123,6 +123,12 @@ log_level = debug
 
 [chip *]
 poll_interval = 1s
+
+# Each poll written at once, not in 5-minute bursts: the soak is about
+# what a crash or a fault does to a file being written, so there must
+# always be one.
+[history]
+flush_interval = 0
 
 [camera cam0]
 device = /dev/video0
@@ -542,7 +548,7 @@ echo "# kill -9: $KILLS times, the state on $state_fs"
 # Snapshots every second and an alarm standing (fan1 stalled), so that each
 # start takes an alarm snapshot at its first poll and a periodic one each
 # second, and updates the RRD at each poll. Odd rounds kill it as an RRD
-# update runs (the file opened by librrd, or by the fdatasync() after it:
+# update runs (the file opened by the rrdtool child, or by the fdatasync() after it:
 # at startup it is opened twice to be checked, then twice per update),
 # even ones as a snapshot is written (its temporary file just created),
 # each a random 0-5 ms later: before, in, or after the write.
