@@ -215,14 +215,13 @@ static int access_load(const struct options *o, const struct hwsd_config *c, str
  * for the systemd generator. The clients of a loopback address are this
  * machine; those of any other address can be anywhere, and the password
  * and TLS of [http] are what keep them out. A config that does not load
- * gets the narrowest list: the daemon will not start with it anyway.
+ * prints nothing and exits 1 (after load_config() said why): the
+ * generator then leaves the unit's narrowest list, and the daemon will
+ * not start with that config anyway.
  */
-static int print_ip_allow(const struct options *o, const struct hwsd_config *c)
+static void print_ip_allow(const struct options *o, const struct hwsd_config *c)
 {
-	const char *listen = c ? listen_of(o, c) : NULL;
-
-	printf("%s\n", !listen || hwsd_listen_is_loopback(listen) > 0 ? "localhost" : "any");
-	return 0;
+	printf("%s\n", hwsd_listen_is_loopback(listen_of(o, c)) > 0 ? "localhost" : "any");
 }
 
 /* What a previous run left held (a crash, kill -9) goes back first. */
@@ -848,7 +847,7 @@ int main(int argc, char **argv)
 		       ml.o.log_level >= 0 ? ml.o.log_level : LOG_INFO);
 	if (load_config(&ml.o, &d->config) < 0) {
 		if (ml.o.print_ip_allow)
-			return print_ip_allow(&ml.o, NULL);
+			return 1;
 		/* A broken config must not keep fans from being put back. */
 		if (ml.o.restore_fans && hwsd_config_load(NULL, &d->config, NULL) >= 0) {
 			log_warning("restoring from %s", d->config->fan_state);

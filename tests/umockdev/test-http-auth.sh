@@ -201,5 +201,10 @@ under "$PC87427" -- "$HWSIGHTD" --print-ip-allow -c "$TMP/hwsightd.conf"
 expect_eq "--print-ip-allow, the default listen: localhost" localhost "$OUT"
 under "$PC87427" -- "$HWSIGHTD" --print-ip-allow -c "$TMP/hwsightd.conf" --listen '[::1]:9787'
 expect_eq "--print-ip-allow, --listen [::1]: localhost" localhost "$OUT"
+conf_http 'listen = 0.0.0.0:9787' 'poll_interval = soon'
+under "$PC87427" -- "$HWSIGHTD" --print-ip-allow -c "$TMP/bad.conf"
+expect_fail "--print-ip-allow, a config that does not load: exits 1"
+expect_eq "... and prints no allow-list" "" "$OUT"
+expect_line "... saying where and why" "^<3>$TMP/bad.conf:[0-9]+: " "$ERR"
 
 summary
