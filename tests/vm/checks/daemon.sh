@@ -96,6 +96,7 @@ start=$(now)
 DBUS_SYSTEM_BUS_ADDRESS=$bus_address NOTIFY_SOCKET=$tmp/notify.sock WATCHDOG_USEC=3000000 \
 	"$hwsightd" -c "$conf" --log-target journal &
 pid=$!
+lab_regs_pid=$pid   # its register writes stop hwsightd (lab_regs)
 wait_for "$notify" '^READY=1' 10
 lab_eq "READY=1 on NOTIFY_SOCKET" 0 "$?"
 lab_eq "STATUS= says what it polls" yes \
@@ -152,7 +153,7 @@ lab_eq "the end is logged at notice" yes \
 	"$(awk 'BEGIN { RS = "" } /MESSAGE=alarm end: [^\n]* fan1/ { print; exit }' "$journal" | grep -qx 'PRIORITY=5' && echo yes || echo no)"
 
 # --- a configured threshold, with hysteresis: no flapping at the limit
-temp2_reg() { "$HWS_LAB_DIR/guest/lab-regs" - <<<"0 0x1d $1"; }   # temp2, whole degrees
+temp2_reg() { lab_regs - <<<"0 0x1d $1"; }   # temp2, whole degrees
 flaps() { grep -c "^MESSAGE=alarm[^:]*: $chip temp2" "$journal"; }
 temp2_reg 0x52; sleep $((POLL + 2))                  # 82 C: over 80
 lab_eq "temp2 over its configured max raises an alarm" yes \

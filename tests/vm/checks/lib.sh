@@ -80,7 +80,7 @@ sensors_json_value() {
 # cache so that the next read sees it.  w83793_restore puts the preset back.
 w83793_alarms() {
 	cat "$1/fan1_input" >/dev/null   # refresh the cache now
-	"$HWS_LAB_DIR/guest/lab-regs" - <<'REGS' || return
+	lab_regs - <<'REGS' || return
 0 0x23 0x0f   # fan1 count 0xfff: stopped
 0 0x24 0xff
 0 0x1c 0x5a   # temp1 90 C
@@ -92,7 +92,19 @@ REGS
 }
 
 w83793_restore() {
-	"$HWS_LAB_DIR/guest/lab-regs" "$HWS_LAB_PRESET" && sleep 2.5
+	lab_regs "$HWS_LAB_PRESET" && sleep 2.5
+}
+
+# lab_regs ARG...: guest/lab-regs ARG..., with the process $lab_regs_pid
+# (when a check sets it) stopped meanwhile: lab-regs switches the W83793's
+# bank and puts it back, which races the driver's cached bank while a
+# program reads the chip through it (lab_frozen).
+lab_regs() {
+	if [ -n "${lab_regs_pid:-}" ]; then
+		lab_frozen "$lab_regs_pid" "$HWS_LAB_DIR/guest/lab-regs" "$@"
+	else
+		"$HWS_LAB_DIR/guest/lab-regs" "$@"
+	fi
 }
 
 # lab_wait_until SECONDS COMMAND...: run COMMAND every 0.1 s until it
@@ -167,7 +179,7 @@ w83793_fans_restore() {
 	} | while read -r b r; do
 		v=$(preset_reg "$HWS_LAB_PRESET" "$b" "$r")
 		echo "$b $r ${v:-0}"
-	done | "$HWS_LAB_DIR/guest/lab-regs" -
+	done | lab_regs -
 	echo 0 >"$dev/intrusion0_alarm"
 }
 
