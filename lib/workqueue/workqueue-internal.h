@@ -43,7 +43,7 @@ struct workqueue_struct {
 	bool freezeable;
 	bool frozen;                       /* L: lock */
 	bool stopping;                     /* L: lock */
-	_Atomic unsigned int next_worker;  /* round-robin for queue_work() */
+	unsigned int next_worker;          /* L: lock; round-robin for queue_work() */
 
 	struct hws__timer_base timers;     /* L: lock */
 	int timer_fd;                      /* the timer thread's alarm */

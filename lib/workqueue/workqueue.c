@@ -10,6 +10,11 @@
  * may since have been destroyed. Queueing, dequeueing and cancelling all
  * change it under the owning queue's lock; work_release() and the pending
  * test are the only lock-free accesses.
+ *
+ * While data names a worker, GRABBED is clear and the item belongs to the
+ * queue: only holders of its lock write data then (a claim that fails
+ * writes nothing), so they clear PENDING with a plain store, not a locked
+ * read-modify-write.
  */
 #include <assert.h>
 #include <errno.h>
@@ -45,7 +50,12 @@ static pthread_cond_t cancel_cond = PTHREAD_COND_INITIALIZER;
  * immediately is dropped after this many rounds. */
 #define DRAIN_ROUNDS 16
 
-static _Thread_local struct hws__cwq *this_cwq;
+/*
+ * Initial-exec: the library is normally linked, not dlopen()ed, and one
+ * pointer fits the surplus glibc keeps for a dlopen() anyway. The default
+ * model for a shared library calls __tls_get_addr() on every queueing.
+ */
+static _Thread_local struct hws__cwq *this_cwq __attribute__((tls_model("initial-exec")));
 
 struct hws__cwq *hws__current_cwq(void)
 {
@@ -81,15 +91,32 @@ void hws__init_delayed_work(struct delayed_work *dwork, work_func_t func, bool a
 	dwork->timer.expires = 0;
 }
 
-/* Record @cwq in @work's data, keeping its flags. Caller owns PENDING. */
+/*
+ * Hand a grabbed item to @cwq: record it, PENDING set and GRABBED dropped
+ * in the same step, since from here on the queue owns data (see above).
+ * A CAS, because a _NAR handler may release the bit we took over meanwhile.
+ * Called with wq->lock held.
+ */
 static void set_wq_data(struct work_struct *work, struct hws__cwq *cwq)
 {
 	unsigned long old = atomic_load_explicit(&work->data, memory_order_relaxed);
 
-	while (!atomic_compare_exchange_weak_explicit(&work->data, &old,
-						      (old & HWS_WORK_FLAG_MASK) | (unsigned long)cwq,
-						      memory_order_acq_rel, memory_order_relaxed))
+	hws__mutex_assert_held(&cwq->wq->lock);
+	while (!atomic_compare_exchange_weak_explicit(
+		&work->data, &old,
+		(old & HWS_WORK_FLAG_MASK & ~HWS_WORK_GRABBED_BIT) | HWS_WORK_PENDING_BIT |
+			(unsigned long)cwq,
+		memory_order_acq_rel, memory_order_relaxed))
 		;
+}
+
+/* Clear @bits of an item the queue owns (see above). wq->lock held. */
+static void clear_owned(struct work_struct *work, unsigned long bits)
+{
+	unsigned long data = atomic_load_explicit(&work->data, memory_order_relaxed);
+
+	hws__mutex_assert_held(&data_cwq(data)->wq->lock);
+	atomic_store_explicit(&work->data, data & ~bits, memory_order_release);
 }
 
 /* Take PENDING and record @cwq in one step. Return: false if already pending. */
@@ -151,10 +178,13 @@ static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct h
 		ring_worker(cwq);
 }
 
+/* Called with wq->lock held, which guards the turns too: no atomic add. */
 static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 {
 	struct hws__cwq *self = this_cwq;
+	unsigned idx;
 
+	hws__mutex_assert_held(&wq->lock);
 	if (cpu >= 0)
 		return &wq->cwqs[cpu % wq->nr_workers];
 	/* A handler re-queueing keeps to its own worker, as on one CPU. */
@@ -164,8 +194,10 @@ static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 	 * The kernel used the submitting CPU; our workers are not pinned to
 	 * CPUs, so taking turns is what keeps them all busy.
 	 */
-	return &wq->cwqs[atomic_fetch_add_explicit(&wq->next_worker, 1, memory_order_relaxed) %
-			 (unsigned)wq->nr_workers];
+	/* Wrapped by a compare: a division would cost more than the rest. */
+	idx = wq->next_worker;
+	wq->next_worker = idx + 1 == (unsigned)wq->nr_workers ? 0 : idx + 1;
+	return &wq->cwqs[idx];
 }
 
 /*
@@ -237,14 +269,14 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 
 	if (!wq || (hws__work_data(work) & HWS_WORK_PENDING_BIT))
 		return 0;
-	cwq = pick_cwq(wq, cpu);
 	hws__mutex_lock(&wq->lock);
+	cwq = pick_cwq(wq, cpu);
 	/* A queue being destroyed takes nothing new. */
 	if (!wq->stopping && claim(work, cwq)) {
 		placed = place_work(cwq, work, delay);
 		/* Not armed: idle again, neither pending nor naming a worker. */
 		if (placed < 0)
-			atomic_fetch_and(&work->data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
+			clear_owned(work, ~HWS_WORK_FLAG_MASK | HWS_WORK_PENDING_BIT);
 	}
 	hws__mutex_unlock(&wq->lock);
 	if (placed == INT_MIN)
@@ -276,12 +308,10 @@ static work_func_t dequeue_to_run(struct work_struct *work)
 {
 	unsigned long clear = ~HWS_WORK_FLAG_MASK;
 
-	/* On a list, it names its worker. */
-	hws__mutex_assert_held(&data_cwq(hws__work_data(work))->wq->lock);
 	hws__list_del_init(&work->entry);
 	if (!(hws__work_data(work) & HWS_WORK_NOAUTOREL_BIT))
 		clear |= HWS_WORK_PENDING_BIT;
-	atomic_fetch_and_explicit(&work->data, ~clear, memory_order_acq_rel);
+	clear_owned(work, clear);
 	return work->func;
 }
 
@@ -668,6 +698,11 @@ void flush_workqueue(struct workqueue_struct *wq)
 			 */
 			while (!hws__list_empty(&cwq->worklist))
 				run_one(cwq);
+		} else if (hws__list_empty(&cwq->worklist) && !cwq->running) {
+			/*
+			 * Nothing queued there and nothing running: no barrier,
+			 * which would only wake an idle worker to run it.
+			 */
 		} else if (barriers) {
 			insert_barrier(cwq, &barriers[i], &cwq->worklist);
 		} else {
@@ -682,7 +717,7 @@ void flush_workqueue(struct workqueue_struct *wq)
 		}
 	}
 	for (int i = 0; barriers && i < wq->nr_workers; i++)
-		if (&wq->cwqs[i] != self)
+		if (barriers[i].work.func)
 			wait_barrier(&wq->cwqs[i], &barriers[i]);
 	hws__mutex_unlock(&wq->lock);
 	free(barriers);
@@ -810,13 +845,22 @@ static int grab_pending(struct work_struct *work)
 	}
 }
 
+/*
+ * Wake wait_ungrabbed() callers once GRABBED is clear. A waiter tests the
+ * bit under cancel_lock, so clearing it without the lock loses no wake-up.
+ */
+static void wake_ungrab_waiters(void)
+{
+	pthread_mutex_lock(&cancel_lock);
+	pthread_cond_broadcast(&cancel_cond);
+	pthread_mutex_unlock(&cancel_lock);
+}
+
 /* Drop GRABBED (and with it PENDING, unless re-queued) and wake waiters. */
 static void ungrab(struct work_struct *work, unsigned long also_clear)
 {
-	pthread_mutex_lock(&cancel_lock);
 	atomic_fetch_and(&work->data, ~(HWS_WORK_GRABBED_BIT | also_clear));
-	pthread_cond_broadcast(&cancel_cond);
-	pthread_mutex_unlock(&cancel_lock);
+	wake_ungrab_waiters();
 }
 
 static void wait_ungrabbed(struct work_struct *work)
@@ -864,7 +908,7 @@ int hws__cancel_delayed_work(struct delayed_work *dwork)
 	collect_expired(cwq->wq);
 	if (data_cwq(hws__work_data(&dwork->work)) == cwq &&
 	    hws__timer_del(&cwq->wq->timers, &dwork->timer)) {
-		atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
+		clear_owned(&dwork->work, ~HWS_WORK_FLAG_MASK | HWS_WORK_PENDING_BIT);
 		ret = 1;
 	}
 	hws__mutex_unlock(&cwq->wq->lock);
@@ -876,6 +920,7 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 {
 	struct hws__cwq *cwq;
 	int placed = -ESHUTDOWN;
+	bool handed = false;
 	int ret;
 
 	if (!wq)
@@ -884,17 +929,22 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 	/* A cancel or another mod holds it: theirs wins, report it pending. */
 	if (ret == -EBUSY)
 		return true;
-	cwq = pick_cwq(wq, cpu);
 	hws__mutex_lock(&wq->lock);
+	cwq = pick_cwq(wq, cpu);
 	if (!wq->stopping) {
 		set_wq_data(&dwork->work, cwq);
+		handed = true;
 		placed = place_work(cwq, &dwork->work, delay);
-		/* Not armed: it names no worker, and ungrab() drops PENDING. */
+		/* Not armed: idle again, neither pending nor naming a worker. */
 		if (placed < 0)
-			atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK);
+			clear_owned(&dwork->work, ~HWS_WORK_FLAG_MASK | HWS_WORK_PENDING_BIT);
 	}
 	hws__mutex_unlock(&wq->lock);
-	ungrab(&dwork->work, placed >= 0 ? 0 : HWS_WORK_PENDING_BIT);
+	/* Handed over, it is no longer grabbed (set_wq_data()): just wake waiters. */
+	if (handed)
+		wake_ungrab_waiters();
+	else
+		ungrab(&dwork->work, HWS_WORK_PENDING_BIT);
 	if (placed == 1)
 		ring_worker(cwq);
 	return ret == 1;
