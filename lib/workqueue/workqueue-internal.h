@@ -29,8 +29,8 @@ struct hws__cwq {
 	int running;                       /* L: wq->lock; >1 while flushing from a handler */
 	bool idle;                         /* L: wq->lock; waiting on more_work */
 	bool timer_kick;                   /* timer thread only: signal it unlocked */
-	pthread_cond_t more_work;
-	pthread_cond_t work_done;
+	struct hws__mutex_cond more_work;  /* with wq->lock */
+	struct hws__mutex_cond work_done;  /* with wq->lock */
 	pthread_t thread;
 	int index;
 	struct work_struct *sync_work;     /* L: wq->lock; run by run_scheduled_work() */

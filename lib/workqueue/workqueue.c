@@ -34,7 +34,6 @@
 
 #include "list.h"
 #include "workqueue-internal.h"
-#include "cond-util.h"
 #include "time-util.h"
 
 struct hws__mutex hws__freezer_lock = HWS__MUTEX_INITIALIZER;
@@ -140,7 +139,7 @@ static void ring_worker(struct hws__cwq *cwq)
 	static const uint64_t one = 1;
 
 	if (cwq->wq->wake_fd < 0)
-		pthread_cond_signal(&cwq->more_work);
+		hws__mutex_cond_signal(&cwq->more_work);
 	else
 		(void)!write(cwq->wq->wake_fd, &one, sizeof(one));
 }
@@ -320,7 +319,7 @@ static void run_done(struct hws__cwq *cwq)
 {
 	hws__mutex_assert_held(&cwq->wq->lock);
 	cwq->completed++;
-	pthread_cond_broadcast(&cwq->work_done);
+	hws__mutex_cond_broadcast(&cwq->work_done);
 }
 
 /*
@@ -497,7 +496,7 @@ static void *timer_main(void *arg)
 		for (int i = 0; i < wq->nr_workers; i++)
 			if (wq->cwqs[i].timer_kick) {
 				wq->cwqs[i].timer_kick = false;
-				pthread_cond_signal(&wq->cwqs[i].more_work);
+				hws__mutex_cond_signal(&wq->cwqs[i].more_work);
 			}
 		/* EINTR, or EAGAIN after a re-arm in between: look again. */
 		if (timeout < 0 || poll(&pfd, 1, timeout) > 0)
@@ -538,14 +537,9 @@ static void stop_threads(struct workqueue_struct *wq, int nr_workers, bool timer
 
 static void free_workqueue(struct workqueue_struct *wq)
 {
-	for (int i = 0; i < wq->nr_workers; i++) {
-		pthread_cond_destroy(&wq->cwqs[i].more_work);
-		pthread_cond_destroy(&wq->cwqs[i].work_done);
-	}
 	close(wq->timer_fd);
 	if (wq->wake_fd >= 0)
 		close(wq->wake_fd);
-	hws__mutex_destroy(&wq->lock);
 	free(wq->cwqs);
 	free(wq);
 }
@@ -589,11 +583,9 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	for (int i = 0; i < wq->nr_workers; i++) {
 		struct hws__cwq *cwq = &wq->cwqs[i];
 
+		/* Zeroed conditions are ready to use. */
 		*cwq = (struct hws__cwq){ .wq = wq, .index = i };
 		hws__list_init(&cwq->worklist);
-		/* Both are process-private condvars: init cannot fail on Linux. */
-		pthread_cond_init(&cwq->more_work, NULL);
-		hws__cond_init_monotonic(&cwq->work_done);
 	}
 
 	/* Join the freezer's list first, so a queue born frozen starts frozen. */
