@@ -15,15 +15,6 @@
  */
 #define SPIN_TRIES 100
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 /* The word is only ever shared within the process: private futexes. */
 static long futex(void *word, int op, int val, const struct timespec *timeout, int val3)
 {
@@ -39,7 +30,7 @@ void hws__mutex_lock_slow(struct hws__mutex *m)
 		    atomic_compare_exchange_weak_explicit(&m->state, &expected, 1, memory_order_acquire,
 							  memory_order_relaxed))
 			return;
-		cpu_relax();
+		hws__cpu_relax();
 	}
 	/* Say a sleeper may be there, so that the unlock wakes one. */
 	while (atomic_exchange_explicit(&m->state, 2, memory_order_acquire) != 0)

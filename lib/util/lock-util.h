@@ -73,6 +73,16 @@ int hws__mutex_cond_sleep(struct hws__mutex_cond *c, unsigned int seq,
 			  const struct timespec *deadline);
 void hws__mutex_cond_wake(struct hws__mutex_cond *c, int n);
 
+/* Tell the CPU we spin: it saves power and yields to its hyper-thread. */
+static inline void hws__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /* Returns 0: nothing to allocate, so it cannot fail. */
 static inline int hws__mutex_init(struct hws__mutex *m)
 {

@@ -50,6 +50,13 @@ static pthread_cond_t cancel_cond = PTHREAD_COND_INITIALIZER;
 #define DRAIN_ROUNDS 16
 
 /*
+ * How long a worker whose list ran dry spins before it sleeps: about what
+ * a futex wake-up and the two context switches around it cost, so that
+ * spinning never costs much more than sleeping would have.
+ */
+#define IDLE_SPIN_NS 20000
+
+/*
  * Initial-exec: the library is normally linked, not dlopen()ed, and one
  * pointer fits the surplus glibc keeps for a dlopen() anyway. The default
  * model for a shared library calls __tls_get_addr() on every queueing.
@@ -144,9 +151,23 @@ static void ring_worker(struct hws__cwq *cwq)
 		(void)!write(cwq->wq->wake_fd, &one, sizeof(one));
 }
 
-void hws__wake_worker(struct hws__cwq *cwq)
+/*
+ * Mark @cwq's worker busy. Called with wq->lock held. Return: true if it
+ * was idle, and is to be rung. Every ring is preceded by this, which is
+ * what a spinning worker watches (see idle_wait()).
+ */
+static bool take_idle(struct hws__cwq *cwq)
 {
 	hws__mutex_assert_held(&cwq->wq->lock);
+	if (!atomic_load_explicit(&cwq->idle, memory_order_relaxed))
+		return false;
+	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
+	return true;
+}
+
+void hws__wake_worker(struct hws__cwq *cwq)
+{
+	take_idle(cwq);
 	ring_worker(cwq);
 }
 
@@ -162,12 +183,8 @@ void hws__wake_worker(struct hws__cwq *cwq)
  */
 static bool list_work(struct hws__cwq *cwq, struct work_struct *work, struct hws__list_head *at)
 {
-	hws__mutex_assert_held(&cwq->wq->lock);
 	hws__list_add_tail(&work->entry, at);
-	if (!cwq->idle)
-		return false;
-	cwq->idle = false;
-	return true;
+	return take_idle(cwq);
 }
 
 /* list_work() for callers that keep the lock for long: ring now. */
@@ -314,12 +331,21 @@ static work_func_t dequeue_to_run(struct work_struct *work)
 	return work->func;
 }
 
-/* A run on @cwq has ended: wake flushers and cancellers. wq->lock held. */
-static void run_done(struct hws__cwq *cwq)
+static void barrier_func(struct work_struct *work);
+
+/*
+ * A run of @func on @cwq has ended: wake cancellers and, if it was a
+ * barrier, flushers. wq->lock held. A flusher waits for its barrier only:
+ * woken by every item before it, it would fight the worker for the lock
+ * once per item of a long list.
+ */
+static void run_done(struct hws__cwq *cwq, work_func_t func)
 {
 	hws__mutex_assert_held(&cwq->wq->lock);
 	cwq->completed++;
 	hws__mutex_cond_broadcast(&cwq->work_done);
+	if (func == barrier_func)
+		hws__mutex_cond_broadcast(&cwq->flushed);
 }
 
 /*
@@ -346,7 +372,7 @@ static void run_one(struct hws__cwq *cwq)
 	hws__mutex_lock(&wq->lock);
 	cwq->running--;
 	cwq->current_work = outer;
-	run_done(cwq);
+	run_done(cwq, func);
 }
 
 static void run_timers(struct workqueue_struct *wq);
@@ -380,7 +406,7 @@ static void self_timed_sleep(struct hws__cwq *cwq)
 	int timeout = next_alarm(wq);
 	uint64_t count;
 
-	cwq->idle = true;
+	atomic_store_explicit(&cwq->idle, true, memory_order_relaxed);
 	hws__mutex_unlock(&wq->lock);
 	if (poll(pfd, 2, timeout) > 0) {
 		/* Both are non-blocking: an empty one answers EAGAIN. */
@@ -390,7 +416,45 @@ static void self_timed_sleep(struct hws__cwq *cwq)
 			(void)!read(wq->timer_fd, &count, sizeof(count));
 	}
 	hws__mutex_lock(&wq->lock);
-	cwq->idle = false;
+	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
+}
+
+/* Spin until @cwq is rung or IDLE_SPIN_NS have passed. */
+static void spin_while_idle(struct hws__cwq *cwq)
+{
+	uint64_t end = hws__now_ns() + IDLE_SPIN_NS;
+
+	do {
+		/* The clock costs more than a look at the flag. */
+		for (int i = 0; i < 32; i++) {
+			if (!atomic_load_explicit(&cwq->idle, memory_order_relaxed))
+				return;
+			hws__cpu_relax();
+		}
+	} while (hws__now_ns() < end);
+}
+
+/*
+ * Wait for a ring. Called with wq->lock held; drops it meanwhile. With
+ * more than one CPU the worker first spins a little, unlocked: an item
+ * that comes while it spins, as when a queue is fed about as fast as it
+ * drains, then costs neither its submitter a futex wake-up
+ * (ring_worker() finds no sleeper) nor its worker two context switches.
+ */
+static void idle_wait(struct hws__cwq *cwq)
+{
+	struct workqueue_struct *wq = cwq->wq;
+
+	atomic_store_explicit(&cwq->idle, true, memory_order_relaxed);
+	if (wq->spin) {
+		hws__mutex_unlock(&wq->lock);
+		spin_while_idle(cwq);
+		hws__mutex_lock(&wq->lock);
+	}
+	/* A ring clears idle under the lock before it signals: none is lost. */
+	if (atomic_load_explicit(&cwq->idle, memory_order_relaxed))
+		hws__mutex_cond_wait(&cwq->more_work, &wq->lock);
+	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
 }
 
 static void *worker_main(void *arg)
@@ -413,9 +477,7 @@ static void *worker_main(void *arg)
 			self_timed_sleep(cwq);
 			continue;
 		}
-		cwq->idle = true;
-		hws__mutex_cond_wait(&cwq->more_work, &wq->lock);
-		cwq->idle = false;
+		idle_wait(cwq);
 	}
 	hws__mutex_unlock(&wq->lock);
 	return NULL;
@@ -441,7 +503,7 @@ static void run_timers(struct workqueue_struct *wq)
 		hws__list_unlink(&t->entry);
 		t->entry.next = t->entry.prev = NULL;
 		hws__list_add_tail(&dwork->work.entry, &cwq->worklist);
-		cwq->timer_kick = cwq->timer_kick || cwq->idle;
+		cwq->timer_kick = take_idle(cwq) || cwq->timer_kick;
 	}
 }
 
@@ -550,6 +612,7 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	sigset_t all, old;
 	int started = 0, r = 0;
 	bool timer_started = false;
+	long nr_cpus;
 
 	if (!name)
 		return NULL;
@@ -559,11 +622,11 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	snprintf(wq->name, sizeof(wq->name), "%s", name);
 	wq->freezeable = freezeable;
 	wq->nr_workers = 1;
-	if (!singlethread) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		wq->nr_workers = n > 0 ? (int)n : 1;
-	}
+	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!singlethread)
+		wq->nr_workers = nr_cpus > 0 ? (int)nr_cpus : 1;
+	/* On one CPU a spinning worker only holds off its submitter. */
+	wq->spin = nr_cpus > 1;
 	hws__list_init(&wq->node);
 	hws__timer_base_init(&wq->timers, jiffies);
 	wq->cwqs = aligned_alloc(_Alignof(struct hws__cwq), sizeof(*wq->cwqs) * (size_t)wq->nr_workers);
@@ -647,7 +710,7 @@ static void barrier_func(struct work_struct *work)
 {
 	struct wq_barrier *b = container_of(work, struct wq_barrier, work);
 
-	/* The worker broadcasts work_done under the lock right after this. */
+	/* The worker broadcasts flushed under the lock right after this. */
 	atomic_store_explicit(&b->done, true, memory_order_release);
 }
 
@@ -666,7 +729,7 @@ static void wait_barrier(struct hws__cwq *cwq, struct wq_barrier *b)
 {
 	hws__mutex_assert_held(&cwq->wq->lock);
 	while (!atomic_load_explicit(&b->done, memory_order_acquire))
-		hws__mutex_cond_wait(&cwq->work_done, &cwq->wq->lock);
+		hws__mutex_cond_wait(&cwq->flushed, &cwq->wq->lock);
 }
 
 void flush_workqueue(struct workqueue_struct *wq)
@@ -1007,7 +1070,7 @@ int hws__run_scheduled_work(struct work_struct *work)
 
 	hws__mutex_lock(&wq->lock);
 	cwq->sync_work = NULL;
-	run_done(cwq);
+	run_done(cwq, func);
 	hws__mutex_unlock(&wq->lock);
 	return 1;
 }
