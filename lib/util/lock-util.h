@@ -10,10 +10,11 @@
  * changes, and its condition variables need it; the workqueue takes its
  * lock once per arm, per cancel and per item run, and most of a cancel
  * was the lock. Here an uncontended lock is one compare-and-swap and an
- * unlock one exchange, both inlined (Drepper, "Futexes Are Tricky",
- * mutex 3). A contended one spins briefly before it sleeps: the critical
- * sections are a few list operations, so a submitter meeting a worker at
- * the lock usually gets it within the spin.
+ * unlock one exchange, both inlined: the scheme of glibc's internal
+ * lowlevellock (Drepper, "Futexes Are Tricky"). A contended one spins
+ * briefly before it sleeps: the critical sections are a few list
+ * operations, so a submitter meeting a worker at the lock usually gets it
+ * within the spin.
  *
  * The mutex knows its holder in debug builds, so that a function
  * documented "called with wq->lock held" can say so with
