@@ -26,7 +26,7 @@
  * metric tables below are indexed by the same names.
  */
 enum { M_ARM, M_CANCEL, M_ARM_CANCEL, M_NOT_PENDING };
-enum { M_ITEMS_PER_S, M_START_P50, M_START_P99 };
+enum { M_ITEMS_PER_S, M_START_P50, M_START_P99, M_ASLEEP_P50, M_ASLEEP_P99 };
 enum { M_LATE_P50, M_LATE_P99, M_LATE_MAX, M_EARLY, M_TICK_P50, M_TICK_P99, M_TICK_MAX };
 enum { M_WAKEUPS, M_POLLS };
 
@@ -310,8 +310,46 @@ static void work_describe(const struct bench_opts *o, char *buf, size_t size)
 {
 	snprintf(buf, size,
 		 "immediate work on 2 workers: %zu no-op items queued at once (items/s), "
-		 "then %zu items one at a time (enqueue-to-start latency)",
-		 o->work_n, o->lat_n);
+		 "then %zu items one at a time (enqueue-to-start latency), then %zu more "
+		 "each after %u ms of idleness (asleep)",
+		 o->work_n, o->lat_n, o->asleep_n, o->asleep_gap_ms);
+}
+
+/*
+ * Enqueue-to-start latency of @n items sent one at a time, each queued
+ * once the previous one has finished and @gap_ns more have passed, into
+ * ret[0] (p50) and ret[1] (p99), in us. Uses items 0..n-1; @enq and @lat
+ * hold @n values.
+ */
+static int latency_run(const struct bench_backend_ops *ops, struct bench_backend *b,
+		       struct bench_items *w, size_t n, uint64_t gap_ns, uint64_t *enq,
+		       double *lat, double *ret, char *err, size_t err_size)
+{
+	struct timespec gap = { .tv_sec = (time_t)(gap_ns / NS_PER_S), .tv_nsec = (long)(gap_ns % NS_PER_S) };
+	int r;
+
+	memset(w->start_ns, 0, n * sizeof(*w->start_ns));
+	for (size_t i = 0; i < n; i++) {
+		if (gap_ns)
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &gap, NULL);
+		enq[i] = bench_now_ns();
+		r = ops->work_submit(b, i);
+		if (r >= 0)
+			r = ops->work_drain(b);
+		if (r < 0) {
+			snprintf(err, err_size, "latency item %zu: %s", i, strerror(-r));
+			return r;
+		}
+		if (!w->start_ns[i]) {
+			snprintf(err, err_size, "latency item %zu had not run when its drain returned", i);
+			return -EIO;
+		}
+		lat[i] = (double)(int64_t)(w->start_ns[i] - enq[i]);
+	}
+	qsort(lat, n, sizeof(*lat), bench_cmp_double);
+	ret[0] = us(bench_quantile_sorted(lat, n, 0.50));
+	ret[1] = us(bench_quantile_sorted(lat, n, 0.99));
+	return 0;
 }
 
 static int work_run(const struct bench_backend_ops *ops, const struct bench_opts *o,
@@ -319,15 +357,16 @@ static int work_run(const struct bench_backend_ops *ops, const struct bench_opts
 {
 	struct bench_backend *b = NULL;
 	struct bench_items w = { .start_ns = NULL };
-	size_t n = o->work_n > o->lat_n ? o->work_n : o->lat_n;
-	uint64_t *enq = calloc(o->lat_n, sizeof(*enq));
-	uint64_t *start = calloc(o->lat_n, sizeof(*start));
-	double *lat = calloc(o->lat_n, sizeof(*lat));
+	size_t n_lat = o->lat_n > o->asleep_n ? o->lat_n : o->asleep_n;
+	size_t n = o->work_n > n_lat ? o->work_n : n_lat;
+	uint64_t *enq = calloc(n_lat, sizeof(*enq));
+	uint64_t *start = calloc(n_lat, sizeof(*start));
+	double *lat = calloc(n_lat, sizeof(*lat));
 	uint64_t t0, t1;
 	int r = -ENOMEM;
 
 	if (!enq || !start || !lat) {
-		snprintf(err, err_size, "out of memory for %zu items", o->lat_n);
+		snprintf(err, err_size, "out of memory for %zu items", n_lat);
 		goto out;
 	}
 	r = ops->open(&b);
@@ -355,30 +394,16 @@ static int work_run(const struct bench_backend_ops *ops, const struct bench_opts
 	v[M_ITEMS_PER_S] = (double)o->work_n / ((double)(t1 - t0) / 1e9);
 
 	/*
-	 * Latency with the workers idle, one item at a time: a burst would
-	 * only measure how long the backlog is.
+	 * Latency one item at a time, a burst would only measure how long the
+	 * backlog is: first each queued as the previous one ends, the workers
+	 * just busy; then after a pause that lets every worker fall asleep,
+	 * where the figure is the wake-up a library makes its workers pay.
 	 */
 	w.start_ns = start;
-	for (size_t i = 0; i < o->lat_n; i++) {
-		enq[i] = bench_now_ns();
-		r = ops->work_submit(b, i);
-		if (r >= 0)
-			r = ops->work_drain(b);
-		if (r < 0) {
-			snprintf(err, err_size, "latency item %zu: %s", i, strerror(-r));
-			goto out;
-		}
-		if (!start[i]) {
-			r = -EIO;
-			snprintf(err, err_size, "latency item %zu had not run when its drain returned", i);
-			goto out;
-		}
-		lat[i] = (double)(int64_t)(start[i] - enq[i]);
-	}
-	qsort(lat, o->lat_n, sizeof(*lat), bench_cmp_double);
-	v[M_START_P50] = us(bench_quantile_sorted(lat, o->lat_n, 0.50));
-	v[M_START_P99] = us(bench_quantile_sorted(lat, o->lat_n, 0.99));
-	r = 0;
+	r = latency_run(ops, b, &w, o->lat_n, 0, enq, lat, v + M_START_P50, err, err_size);
+	if (r >= 0)
+		r = latency_run(ops, b, &w, o->asleep_n, o->asleep_gap_ms * NS_PER_MS, enq, lat,
+				v + M_ASLEEP_P50, err, err_size);
 out:
 	ops->close(b);
 	free(enq);
@@ -392,6 +417,8 @@ static const struct bench_metric work_metrics[] = {
 	[M_ITEMS_PER_S] = { .key = "items_per_s", .label = "throughput", .unit = "items/s", .better = HIGHER },
 	[M_START_P50] = { .key = "latency_p50_us", .label = "start p50", .unit = "us", .better = LOWER },
 	[M_START_P99] = { .key = "latency_p99_us", .label = "start p99", .unit = "us", .better = LOWER },
+	[M_ASLEEP_P50] = { .key = "asleep_p50_us", .label = "asleep p50", .unit = "us", .better = LOWER },
+	[M_ASLEEP_P99] = { .key = "asleep_p99_us", .label = "asleep p99", .unit = "us", .better = LOWER },
 };
 
 /* ---- job 3: timer lateness ---- */

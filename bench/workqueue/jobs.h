@@ -21,6 +21,8 @@ struct bench_opts {
 	unsigned arm_min_ms, arm_max_ms;
 	size_t work_n;           /* job 2: items for throughput */
 	size_t lat_n;            /* job 2: items sent one at a time for latency */
+	size_t asleep_n;         /* job 2: items sent one at a time after a pause */
+	unsigned asleep_gap_ms;  /* job 2: the pause, long enough for workers to sleep */
 	size_t late_n;           /* job 3: timers */
 	unsigned late_max_ms;    /* job 3: delays spread over 1 ms..this */
 	size_t poll_n;           /* job 4: pollers */

@@ -63,6 +63,9 @@ static void set_sizes(struct bench_opts *o)
 	o->arm_n = o->quick ? 100000 : 1000000;
 	o->work_n = o->quick ? 50000 : 500000;
 	o->lat_n = o->quick ? 1000 : 10000;
+	/* 5 ms: past any spin before sleeping, and a 1 s pause per repetition. */
+	o->asleep_n = o->quick ? 20 : 200;
+	o->asleep_gap_ms = 5;
 	o->late_n = o->quick ? 1000 : 10000;
 	o->late_max_ms = o->quick ? 1000 : 10000;
 	o->poll_n = 1000;

@@ -27,10 +27,12 @@ struct hws__cwq {
 	struct work_struct *current_work;  /* L: wq->lock; written by this worker only */
 	unsigned long completed;           /* L: wq->lock; items finished */
 	int running;                       /* L: wq->lock; >1 while flushing from a handler */
-	bool idle;                         /* L: wq->lock; waiting on more_work */
+	_Atomic bool idle;                 /* L: wq->lock to write; waiting for a ring,
+					      read unlocked by the spinning worker */
 	bool timer_kick;                   /* timer thread only: signal it unlocked */
-	pthread_cond_t more_work;
-	pthread_cond_t work_done;
+	struct hws__mutex_cond more_work;  /* with wq->lock */
+	struct hws__mutex_cond work_done;  /* with wq->lock: a run ended */
+	struct hws__mutex_cond flushed;    /* with wq->lock: a barrier ran */
 	pthread_t thread;
 	int index;
 	struct work_struct *sync_work;     /* L: wq->lock; run by run_scheduled_work() */
@@ -41,9 +43,10 @@ struct workqueue_struct {
 	struct hws__cwq *cwqs;
 	int nr_workers;
 	bool freezeable;
+	bool spin;                         /* idle workers spin before they sleep */
 	bool frozen;                       /* L: lock */
 	bool stopping;                     /* L: lock */
-	_Atomic unsigned int next_worker;  /* round-robin for queue_work() */
+	unsigned int next_worker;          /* L: lock; round-robin for queue_work() */
 
 	struct hws__timer_base timers;     /* L: lock */
 	int timer_fd;                      /* the timer thread's alarm */

@@ -10,6 +10,11 @@
  * may since have been destroyed. Queueing, dequeueing and cancelling all
  * change it under the owning queue's lock; work_release() and the pending
  * test are the only lock-free accesses.
+ *
+ * While data names a worker, GRABBED is clear and the item belongs to the
+ * queue: only holders of its lock write data then (a claim that fails
+ * writes nothing), so they clear PENDING with a plain store, not a locked
+ * read-modify-write.
  */
 #include <assert.h>
 #include <errno.h>
@@ -29,7 +34,6 @@
 
 #include "list.h"
 #include "workqueue-internal.h"
-#include "cond-util.h"
 #include "time-util.h"
 
 struct hws__mutex hws__freezer_lock = HWS__MUTEX_INITIALIZER;
@@ -45,7 +49,19 @@ static pthread_cond_t cancel_cond = PTHREAD_COND_INITIALIZER;
  * immediately is dropped after this many rounds. */
 #define DRAIN_ROUNDS 16
 
-static _Thread_local struct hws__cwq *this_cwq;
+/*
+ * How long a worker whose list ran dry spins before it sleeps: about what
+ * a futex wake-up and the two context switches around it cost, so that
+ * spinning never costs much more than sleeping would have.
+ */
+#define IDLE_SPIN_NS 20000
+
+/*
+ * Initial-exec: the library is normally linked, not dlopen()ed, and one
+ * pointer fits the surplus glibc keeps for a dlopen() anyway. The default
+ * model for a shared library calls __tls_get_addr() on every queueing.
+ */
+static _Thread_local struct hws__cwq *this_cwq __attribute__((tls_model("initial-exec")));
 
 struct hws__cwq *hws__current_cwq(void)
 {
@@ -81,15 +97,32 @@ void hws__init_delayed_work(struct delayed_work *dwork, work_func_t func, bool a
 	dwork->timer.expires = 0;
 }
 
-/* Record @cwq in @work's data, keeping its flags. Caller owns PENDING. */
+/*
+ * Hand a grabbed item to @cwq: record it, PENDING set and GRABBED dropped
+ * in the same step, since from here on the queue owns data (see above).
+ * A CAS, because a _NAR handler may release the bit we took over meanwhile.
+ * Called with wq->lock held.
+ */
 static void set_wq_data(struct work_struct *work, struct hws__cwq *cwq)
 {
 	unsigned long old = atomic_load_explicit(&work->data, memory_order_relaxed);
 
-	while (!atomic_compare_exchange_weak_explicit(&work->data, &old,
-						      (old & HWS_WORK_FLAG_MASK) | (unsigned long)cwq,
-						      memory_order_acq_rel, memory_order_relaxed))
+	hws__mutex_assert_held(&cwq->wq->lock);
+	while (!atomic_compare_exchange_weak_explicit(
+		&work->data, &old,
+		(old & HWS_WORK_FLAG_MASK & ~HWS_WORK_GRABBED_BIT) | HWS_WORK_PENDING_BIT |
+			(unsigned long)cwq,
+		memory_order_acq_rel, memory_order_relaxed))
 		;
+}
+
+/* Clear @bits of an item the queue owns (see above). wq->lock held. */
+static void clear_owned(struct work_struct *work, unsigned long bits)
+{
+	unsigned long data = atomic_load_explicit(&work->data, memory_order_relaxed);
+
+	hws__mutex_assert_held(&data_cwq(data)->wq->lock);
+	atomic_store_explicit(&work->data, data & ~bits, memory_order_release);
 }
 
 /* Take PENDING and record @cwq in one step. Return: false if already pending. */
@@ -113,14 +146,28 @@ static void ring_worker(struct hws__cwq *cwq)
 	static const uint64_t one = 1;
 
 	if (cwq->wq->wake_fd < 0)
-		pthread_cond_signal(&cwq->more_work);
+		hws__mutex_cond_signal(&cwq->more_work);
 	else
 		(void)!write(cwq->wq->wake_fd, &one, sizeof(one));
 }
 
-void hws__wake_worker(struct hws__cwq *cwq)
+/*
+ * Mark @cwq's worker busy. Called with wq->lock held. Return: true if it
+ * was idle, and is to be rung. Every ring is preceded by this, which is
+ * what a spinning worker watches (see idle_wait()).
+ */
+static bool take_idle(struct hws__cwq *cwq)
 {
 	hws__mutex_assert_held(&cwq->wq->lock);
+	if (!atomic_load_explicit(&cwq->idle, memory_order_relaxed))
+		return false;
+	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
+	return true;
+}
+
+void hws__wake_worker(struct hws__cwq *cwq)
+{
+	take_idle(cwq);
 	ring_worker(cwq);
 }
 
@@ -136,12 +183,8 @@ void hws__wake_worker(struct hws__cwq *cwq)
  */
 static bool list_work(struct hws__cwq *cwq, struct work_struct *work, struct hws__list_head *at)
 {
-	hws__mutex_assert_held(&cwq->wq->lock);
 	hws__list_add_tail(&work->entry, at);
-	if (!cwq->idle)
-		return false;
-	cwq->idle = false;
-	return true;
+	return take_idle(cwq);
 }
 
 /* list_work() for callers that keep the lock for long: ring now. */
@@ -151,10 +194,13 @@ static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct h
 		ring_worker(cwq);
 }
 
+/* Called with wq->lock held, which guards the turns too: no atomic add. */
 static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 {
 	struct hws__cwq *self = this_cwq;
+	unsigned idx;
 
+	hws__mutex_assert_held(&wq->lock);
 	if (cpu >= 0)
 		return &wq->cwqs[cpu % wq->nr_workers];
 	/* A handler re-queueing keeps to its own worker, as on one CPU. */
@@ -164,8 +210,10 @@ static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 	 * The kernel used the submitting CPU; our workers are not pinned to
 	 * CPUs, so taking turns is what keeps them all busy.
 	 */
-	return &wq->cwqs[atomic_fetch_add_explicit(&wq->next_worker, 1, memory_order_relaxed) %
-			 (unsigned)wq->nr_workers];
+	/* Wrapped by a compare: a division would cost more than the rest. */
+	idx = wq->next_worker;
+	wq->next_worker = idx + 1 == (unsigned)wq->nr_workers ? 0 : idx + 1;
+	return &wq->cwqs[idx];
 }
 
 /*
@@ -237,14 +285,14 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 
 	if (!wq || (hws__work_data(work) & HWS_WORK_PENDING_BIT))
 		return 0;
-	cwq = pick_cwq(wq, cpu);
 	hws__mutex_lock(&wq->lock);
+	cwq = pick_cwq(wq, cpu);
 	/* A queue being destroyed takes nothing new. */
 	if (!wq->stopping && claim(work, cwq)) {
 		placed = place_work(cwq, work, delay);
 		/* Not armed: idle again, neither pending nor naming a worker. */
 		if (placed < 0)
-			atomic_fetch_and(&work->data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
+			clear_owned(work, ~HWS_WORK_FLAG_MASK | HWS_WORK_PENDING_BIT);
 	}
 	hws__mutex_unlock(&wq->lock);
 	if (placed == INT_MIN)
@@ -276,21 +324,28 @@ static work_func_t dequeue_to_run(struct work_struct *work)
 {
 	unsigned long clear = ~HWS_WORK_FLAG_MASK;
 
-	/* On a list, it names its worker. */
-	hws__mutex_assert_held(&data_cwq(hws__work_data(work))->wq->lock);
 	hws__list_del_init(&work->entry);
 	if (!(hws__work_data(work) & HWS_WORK_NOAUTOREL_BIT))
 		clear |= HWS_WORK_PENDING_BIT;
-	atomic_fetch_and_explicit(&work->data, ~clear, memory_order_acq_rel);
+	clear_owned(work, clear);
 	return work->func;
 }
 
-/* A run on @cwq has ended: wake flushers and cancellers. wq->lock held. */
-static void run_done(struct hws__cwq *cwq)
+static void barrier_func(struct work_struct *work);
+
+/*
+ * A run of @func on @cwq has ended: wake cancellers and, if it was a
+ * barrier, flushers. wq->lock held. A flusher waits for its barrier only:
+ * woken by every item before it, it would fight the worker for the lock
+ * once per item of a long list.
+ */
+static void run_done(struct hws__cwq *cwq, work_func_t func)
 {
 	hws__mutex_assert_held(&cwq->wq->lock);
 	cwq->completed++;
-	pthread_cond_broadcast(&cwq->work_done);
+	hws__mutex_cond_broadcast(&cwq->work_done);
+	if (func == barrier_func)
+		hws__mutex_cond_broadcast(&cwq->flushed);
 }
 
 /*
@@ -317,7 +372,7 @@ static void run_one(struct hws__cwq *cwq)
 	hws__mutex_lock(&wq->lock);
 	cwq->running--;
 	cwq->current_work = outer;
-	run_done(cwq);
+	run_done(cwq, func);
 }
 
 static void run_timers(struct workqueue_struct *wq);
@@ -351,7 +406,7 @@ static void self_timed_sleep(struct hws__cwq *cwq)
 	int timeout = next_alarm(wq);
 	uint64_t count;
 
-	cwq->idle = true;
+	atomic_store_explicit(&cwq->idle, true, memory_order_relaxed);
 	hws__mutex_unlock(&wq->lock);
 	if (poll(pfd, 2, timeout) > 0) {
 		/* Both are non-blocking: an empty one answers EAGAIN. */
@@ -361,7 +416,45 @@ static void self_timed_sleep(struct hws__cwq *cwq)
 			(void)!read(wq->timer_fd, &count, sizeof(count));
 	}
 	hws__mutex_lock(&wq->lock);
-	cwq->idle = false;
+	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
+}
+
+/* Spin until @cwq is rung or IDLE_SPIN_NS have passed. */
+static void spin_while_idle(struct hws__cwq *cwq)
+{
+	uint64_t end = hws__now_ns() + IDLE_SPIN_NS;
+
+	do {
+		/* The clock costs more than a look at the flag. */
+		for (int i = 0; i < 32; i++) {
+			if (!atomic_load_explicit(&cwq->idle, memory_order_relaxed))
+				return;
+			hws__cpu_relax();
+		}
+	} while (hws__now_ns() < end);
+}
+
+/*
+ * Wait for a ring. Called with wq->lock held; drops it meanwhile. With
+ * more than one CPU the worker first spins a little, unlocked: an item
+ * that comes while it spins, as when a queue is fed about as fast as it
+ * drains, then costs neither its submitter a futex wake-up
+ * (ring_worker() finds no sleeper) nor its worker two context switches.
+ */
+static void idle_wait(struct hws__cwq *cwq)
+{
+	struct workqueue_struct *wq = cwq->wq;
+
+	atomic_store_explicit(&cwq->idle, true, memory_order_relaxed);
+	if (wq->spin) {
+		hws__mutex_unlock(&wq->lock);
+		spin_while_idle(cwq);
+		hws__mutex_lock(&wq->lock);
+	}
+	/* A ring clears idle under the lock before it signals: none is lost. */
+	if (atomic_load_explicit(&cwq->idle, memory_order_relaxed))
+		hws__mutex_cond_wait(&cwq->more_work, &wq->lock);
+	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
 }
 
 static void *worker_main(void *arg)
@@ -384,9 +477,7 @@ static void *worker_main(void *arg)
 			self_timed_sleep(cwq);
 			continue;
 		}
-		cwq->idle = true;
-		hws__mutex_cond_wait(&cwq->more_work, &wq->lock);
-		cwq->idle = false;
+		idle_wait(cwq);
 	}
 	hws__mutex_unlock(&wq->lock);
 	return NULL;
@@ -412,7 +503,7 @@ static void run_timers(struct workqueue_struct *wq)
 		hws__list_unlink(&t->entry);
 		t->entry.next = t->entry.prev = NULL;
 		hws__list_add_tail(&dwork->work.entry, &cwq->worklist);
-		cwq->timer_kick = cwq->timer_kick || cwq->idle;
+		cwq->timer_kick = take_idle(cwq) || cwq->timer_kick;
 	}
 }
 
@@ -467,7 +558,7 @@ static void *timer_main(void *arg)
 		for (int i = 0; i < wq->nr_workers; i++)
 			if (wq->cwqs[i].timer_kick) {
 				wq->cwqs[i].timer_kick = false;
-				pthread_cond_signal(&wq->cwqs[i].more_work);
+				hws__mutex_cond_signal(&wq->cwqs[i].more_work);
 			}
 		/* EINTR, or EAGAIN after a re-arm in between: look again. */
 		if (timeout < 0 || poll(&pfd, 1, timeout) > 0)
@@ -508,14 +599,9 @@ static void stop_threads(struct workqueue_struct *wq, int nr_workers, bool timer
 
 static void free_workqueue(struct workqueue_struct *wq)
 {
-	for (int i = 0; i < wq->nr_workers; i++) {
-		pthread_cond_destroy(&wq->cwqs[i].more_work);
-		pthread_cond_destroy(&wq->cwqs[i].work_done);
-	}
 	close(wq->timer_fd);
 	if (wq->wake_fd >= 0)
 		close(wq->wake_fd);
-	hws__mutex_destroy(&wq->lock);
 	free(wq->cwqs);
 	free(wq);
 }
@@ -526,6 +612,7 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	sigset_t all, old;
 	int started = 0, r = 0;
 	bool timer_started = false;
+	long nr_cpus;
 
 	if (!name)
 		return NULL;
@@ -535,11 +622,11 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	snprintf(wq->name, sizeof(wq->name), "%s", name);
 	wq->freezeable = freezeable;
 	wq->nr_workers = 1;
-	if (!singlethread) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		wq->nr_workers = n > 0 ? (int)n : 1;
-	}
+	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!singlethread)
+		wq->nr_workers = nr_cpus > 0 ? (int)nr_cpus : 1;
+	/* On one CPU a spinning worker only holds off its submitter. */
+	wq->spin = nr_cpus > 1;
 	hws__list_init(&wq->node);
 	hws__timer_base_init(&wq->timers, jiffies);
 	wq->cwqs = aligned_alloc(_Alignof(struct hws__cwq), sizeof(*wq->cwqs) * (size_t)wq->nr_workers);
@@ -559,11 +646,9 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 	for (int i = 0; i < wq->nr_workers; i++) {
 		struct hws__cwq *cwq = &wq->cwqs[i];
 
+		/* Zeroed conditions are ready to use. */
 		*cwq = (struct hws__cwq){ .wq = wq, .index = i };
 		hws__list_init(&cwq->worklist);
-		/* Both are process-private condvars: init cannot fail on Linux. */
-		pthread_cond_init(&cwq->more_work, NULL);
-		hws__cond_init_monotonic(&cwq->work_done);
 	}
 
 	/* Join the freezer's list first, so a queue born frozen starts frozen. */
@@ -625,7 +710,7 @@ static void barrier_func(struct work_struct *work)
 {
 	struct wq_barrier *b = container_of(work, struct wq_barrier, work);
 
-	/* The worker broadcasts work_done under the lock right after this. */
+	/* The worker broadcasts flushed under the lock right after this. */
 	atomic_store_explicit(&b->done, true, memory_order_release);
 }
 
@@ -644,7 +729,7 @@ static void wait_barrier(struct hws__cwq *cwq, struct wq_barrier *b)
 {
 	hws__mutex_assert_held(&cwq->wq->lock);
 	while (!atomic_load_explicit(&b->done, memory_order_acquire))
-		hws__mutex_cond_wait(&cwq->work_done, &cwq->wq->lock);
+		hws__mutex_cond_wait(&cwq->flushed, &cwq->wq->lock);
 }
 
 void flush_workqueue(struct workqueue_struct *wq)
@@ -668,6 +753,11 @@ void flush_workqueue(struct workqueue_struct *wq)
 			 */
 			while (!hws__list_empty(&cwq->worklist))
 				run_one(cwq);
+		} else if (hws__list_empty(&cwq->worklist) && !cwq->running) {
+			/*
+			 * Nothing queued there and nothing running: no barrier,
+			 * which would only wake an idle worker to run it.
+			 */
 		} else if (barriers) {
 			insert_barrier(cwq, &barriers[i], &cwq->worklist);
 		} else {
@@ -682,7 +772,7 @@ void flush_workqueue(struct workqueue_struct *wq)
 		}
 	}
 	for (int i = 0; barriers && i < wq->nr_workers; i++)
-		if (&wq->cwqs[i] != self)
+		if (barriers[i].work.func)
 			wait_barrier(&wq->cwqs[i], &barriers[i]);
 	hws__mutex_unlock(&wq->lock);
 	free(barriers);
@@ -810,13 +900,22 @@ static int grab_pending(struct work_struct *work)
 	}
 }
 
+/*
+ * Wake wait_ungrabbed() callers once GRABBED is clear. A waiter tests the
+ * bit under cancel_lock, so clearing it without the lock loses no wake-up.
+ */
+static void wake_ungrab_waiters(void)
+{
+	pthread_mutex_lock(&cancel_lock);
+	pthread_cond_broadcast(&cancel_cond);
+	pthread_mutex_unlock(&cancel_lock);
+}
+
 /* Drop GRABBED (and with it PENDING, unless re-queued) and wake waiters. */
 static void ungrab(struct work_struct *work, unsigned long also_clear)
 {
-	pthread_mutex_lock(&cancel_lock);
 	atomic_fetch_and(&work->data, ~(HWS_WORK_GRABBED_BIT | also_clear));
-	pthread_cond_broadcast(&cancel_cond);
-	pthread_mutex_unlock(&cancel_lock);
+	wake_ungrab_waiters();
 }
 
 static void wait_ungrabbed(struct work_struct *work)
@@ -864,7 +963,7 @@ int hws__cancel_delayed_work(struct delayed_work *dwork)
 	collect_expired(cwq->wq);
 	if (data_cwq(hws__work_data(&dwork->work)) == cwq &&
 	    hws__timer_del(&cwq->wq->timers, &dwork->timer)) {
-		atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
+		clear_owned(&dwork->work, ~HWS_WORK_FLAG_MASK | HWS_WORK_PENDING_BIT);
 		ret = 1;
 	}
 	hws__mutex_unlock(&cwq->wq->lock);
@@ -876,6 +975,7 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 {
 	struct hws__cwq *cwq;
 	int placed = -ESHUTDOWN;
+	bool handed = false;
 	int ret;
 
 	if (!wq)
@@ -884,17 +984,22 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 	/* A cancel or another mod holds it: theirs wins, report it pending. */
 	if (ret == -EBUSY)
 		return true;
-	cwq = pick_cwq(wq, cpu);
 	hws__mutex_lock(&wq->lock);
+	cwq = pick_cwq(wq, cpu);
 	if (!wq->stopping) {
 		set_wq_data(&dwork->work, cwq);
+		handed = true;
 		placed = place_work(cwq, &dwork->work, delay);
-		/* Not armed: it names no worker, and ungrab() drops PENDING. */
+		/* Not armed: idle again, neither pending nor naming a worker. */
 		if (placed < 0)
-			atomic_fetch_and(&dwork->work.data, HWS_WORK_FLAG_MASK);
+			clear_owned(&dwork->work, ~HWS_WORK_FLAG_MASK | HWS_WORK_PENDING_BIT);
 	}
 	hws__mutex_unlock(&wq->lock);
-	ungrab(&dwork->work, placed >= 0 ? 0 : HWS_WORK_PENDING_BIT);
+	/* Handed over, it is no longer grabbed (set_wq_data()): just wake waiters. */
+	if (handed)
+		wake_ungrab_waiters();
+	else
+		ungrab(&dwork->work, HWS_WORK_PENDING_BIT);
 	if (placed == 1)
 		ring_worker(cwq);
 	return ret == 1;
@@ -965,7 +1070,7 @@ int hws__run_scheduled_work(struct work_struct *work)
 
 	hws__mutex_lock(&wq->lock);
 	cwq->sync_work = NULL;
-	run_done(cwq);
+	run_done(cwq, func);
 	hws__mutex_unlock(&wq->lock);
 	return 1;
 }

@@ -58,7 +58,7 @@ TEST(mutex_held_by_its_locker_only)
 
 struct waiter {
 	struct hws__mutex m;
-	pthread_cond_t cond;
+	struct hws__mutex_cond cond;
 	bool waiting, woken, held_after;
 };
 
@@ -68,7 +68,7 @@ static void *wait_once(void *arg)
 
 	hws__mutex_lock(&w->m);
 	w->waiting = true;
-	pthread_cond_broadcast(&w->cond);
+	hws__mutex_cond_broadcast(&w->cond);
 	while (!w->woken)
 		hws__mutex_cond_wait(&w->cond, &w->m);
 	w->held_after = hws__mutex_held(&w->m);
@@ -80,7 +80,7 @@ static void *wait_once(void *arg)
  * waiter holds it again when it returns. */
 TEST(mutex_cond_wait_hands_it_over)
 {
-	struct waiter w = { .m = HWS__MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct waiter w = { .m = HWS__MUTEX_INITIALIZER };
 	pthread_t t;
 
 	ASSERT_EQ(pthread_create(&t, NULL, wait_once, &w), 0);
@@ -89,7 +89,7 @@ TEST(mutex_cond_wait_hands_it_over)
 		hws__mutex_cond_wait(&w.cond, &w.m);
 	ASSERT_TRUE(hws__mutex_held(&w.m));
 	w.woken = true;
-	pthread_cond_broadcast(&w.cond);
+	hws__mutex_cond_broadcast(&w.cond);
 	hws__mutex_unlock(&w.m);
 	ASSERT_EQ(pthread_join(t, NULL), 0);
 	ASSERT_TRUE(w.held_after);
