@@ -423,15 +423,13 @@ TEST(destroy_drops_armed_timers)
  */
 TEST(destroy_gives_up_on_self_requeueing)
 {
-	struct workqueue_struct *wqs[2] = {
-		create_workqueue("dself"), create_singlethread_workqueue("dself1"),
-	};
+	struct workqueue_struct *wqs[2];
 
+	wq_create_both(wqs, "dself");
 	for (int q = 0; q < 2; q++) {
 		struct probe self;
 		struct bg_call bg;
 
-		ASSERT_NOT_NULL(wqs[q]);
 		probe_init(&self, wqs[q]);
 		atomic_store(&self.rearm, 0);
 		ASSERT_EQ(queue_work(wqs[q], &self.work), 1);
