@@ -33,11 +33,8 @@ static const struct tool_command command = {
 		"rate it offers. Rates that are a whole number of 1/300 s ticks, the ones\n"
 		"'hwsight capture' paces exactly, are marked with '*'.\n"
 		"\n",
-	.options = (const struct tool_option[]){
-		{ "json", 'j', NULL, "JSON output: a list of cameras, each with its modes" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+	.options = TOOL_OPTIONS(
+		{ "json", 'j', NULL, "JSON output: a list of cameras, each with its modes" }),
 	.column = 16,
 	.tail = "\n"
 		"Formats marked 'emulated' are converted from the device's own by libv4lconvert\n"

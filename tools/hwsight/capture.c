@@ -46,7 +46,7 @@ static const struct tool_command command = {
 	.name = "capture",
 	.head = "Usage: hwsight capture [OPTION...]\n"
 		"Capture frames from a V4L2 camera, paced on the 300 Hz grid.\n\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "device", 'd', "DEV", "the camera (default: the first one)" },
 		{ "size", 's', "WxH", "frame size, e.g. 640x480" },
 		{ "format", 'f', "FOURCC", "pixel format, e.g. YUYV, MJPG, RGB3, XR15-BE" },
@@ -61,10 +61,7 @@ static const struct tool_command command = {
 		{ "stats", OPT_STATS, "FILE", "write the pacing statistics as JSON at the end (- for stdout)" },
 		{ "quality", 'q', "Q", "JPEG quality 1-100 (default 85)" },
 		{ "convert", OPT_CONVERT, NULL, "let libv4lconvert make a format the camera lacks" },
-		{ "timeout", OPT_TIMEOUT, "MS", "give up when no frame comes for MS ms (default 2000)" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		{ "timeout", OPT_TIMEOUT, "MS", "give up when no frame comes for MS ms (default 2000)" }),
 	.column = 24,
 };
 

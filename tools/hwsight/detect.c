@@ -48,14 +48,11 @@ static const struct tool_command command = {
 		"addresses a chip can have, and an address a driver owns is reported, never\n"
 		"read. Scanning /dev/i2c-N needs root and the i2c-dev module.\n"
 		"\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "bus", 'b', "N",
 		  "scan /dev/i2c-N only (default: every I2C bus, and the\n"
 		  "Super-I/O chips the kernel found)" },
-		{ "json", 'j', NULL, "JSON output" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		{ "json", 'j', NULL, "JSON output" }),
 	.column = 16,
 	.tail = "\n"
 		"Chips: Winbond W83793 (I2C 0x2c-0x2f, driver w83793). National PC87427\n"

@@ -42,17 +42,14 @@ static const struct tool_command command = {
 	.head = "Usage: hwsight fans [OPTION...] [CHIP...]\n"
 		"       hwsight fans --calibrate CHIP/OUTPUT [--settle MS] [--tach fanN] [-j]\n"
 		"List every controllable fan output: its mode, duty or target, and speed.\n\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "json", 'j', NULL, "JSON, with the keys the table has" },
 		{ "calibrate", OPT_CALIBRATE, "OUTPUT",
 		  "take OUTPUT (CHIP/pwmN), step its duty from 255 down\n"
 		  "to find where the fan stops, then up to where it\n"
 		  "starts, and give it back as it was (root)" },
 		{ "settle", OPT_SETTLE, "MS", "wait MS per step before reading the tach (default 3000)" },
-		{ "tach", OPT_TACH, "fanN", "the tach that measures the output (default: its number)" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		{ "tach", OPT_TACH, "fanN", "the tach that measures the output (default: its number)" }),
 	.column = 25,
 	.tail = "\nCHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
 };

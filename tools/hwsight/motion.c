@@ -34,7 +34,7 @@ static const struct tool_command command = {
 		"Show the motion sensor's readings (ams, applesmc or lis3lv02d), in thousandths\n"
 		"of g, the machine's orientation, and sudden motion and free fall.\n"
 		"\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "once", '1', NULL, "print one sample and exit" },
 		{ "count", 'n', "N", "stop after N samples" },
 		{ "interval", 'i', "MS",
@@ -51,10 +51,7 @@ static const struct tool_command command = {
 		  "first measure the rest position (one second; the\n"
 		  "machine must lie still, flat and face up)" },
 		{ "sysfs", OPT_SYSFS, "DIR", "look for the sensor under DIR, not /sys" },
-		{ "verbose", 'v', NULL, "say which device is read, and how" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		{ "verbose", 'v', NULL, "say which device is read, and how" }),
 	.column = 26,
 	.arg_sep = '=',
 	.tail = "\n"

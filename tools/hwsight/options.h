@@ -21,13 +21,17 @@ struct tool_option {
 	const char *help; /* a '\n' starts a line, indented as the first is */
 };
 
-/* Every command's --help, worded alike. */
-#define TOOL_OPTION_HELP { "help", 'h', NULL, "show this help" }
+/*
+ * A command's option list: its own options, then --help, which every
+ * command has, worded alike, and the end of the list.
+ */
+#define TOOL_OPTIONS(...)                                                     \
+	((const struct tool_option[]){ __VA_ARGS__, { "help", 'h', NULL, "show this help" }, { .name = NULL } })
 
 struct tool_command {
 	const char *name;                  /* "fans", as in "Try 'hwsight fans --help'." */
 	const char *head;                  /* the help above the option lines */
-	const struct tool_option *options; /* ends with { .name = NULL } */
+	const struct tool_option *options; /* TOOL_OPTIONS(...) */
 	int column;                        /* where an option's help starts */
 	char arg_sep;                      /* '=' for "--count=N"; 0 for "--bus N" */
 	const char *tail;                  /* the help below them, or NULL */
