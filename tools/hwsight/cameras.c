@@ -24,7 +24,7 @@ struct options {
 	const char *dev; /* NULL: every camera */
 };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "cameras",
 	.head = "Usage: hwsight cameras [-j] [DEVICE]\n"
 		"\n"
@@ -52,7 +52,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ 0 };
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;

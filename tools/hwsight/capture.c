@@ -42,7 +42,7 @@ struct options {
 
 enum { OPT_FPS = 256, OPT_SKIP, OPT_STATS, OPT_CONVERT, OPT_TIMEOUT };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "capture",
 	.head = "Usage: hwsight capture [OPTION...]\n"
 		"Capture frames from a V4L2 camera, paced on the 300 Hz grid.\n\n",
@@ -141,7 +141,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	long v;
 	int c;
 
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': o->device = optarg; break;
 		case 's': {
@@ -198,7 +198,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->timeout_ms = (int)v;
 			break;
 		default: /* -h too */
-			return tool_help_or_usage_error(c, &command);
+			return hws__cli_help_or_usage_error(c, &command);
 		}
 	}
 	if (optind < argc) {

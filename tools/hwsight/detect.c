@@ -39,7 +39,7 @@ struct report {
 	size_t found;
 };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "detect",
 	.head = "Usage: hwsight detect [-b BUS] [-j]\n"
 		"\n"
@@ -70,7 +70,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .bus = -1 };
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'b':
 			if (tool_parse_long(optarg, 0, INT_MAX, &v) < 0) {

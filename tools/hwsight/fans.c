@@ -37,7 +37,7 @@ struct options {
 
 enum { OPT_CALIBRATE = 256, OPT_SETTLE, OPT_TACH };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "fans",
 	.head = "Usage: hwsight fans [OPTION...] [CHIP...]\n"
 		"       hwsight fans --calibrate CHIP/OUTPUT [--settle MS] [--tach fanN] [-j]\n"
@@ -58,7 +58,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case OPT_CALIBRATE: o->calibrate = optarg; break;
@@ -71,7 +71,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			break;
 		default:
-			return tool_help_or_usage_error(c, &command);
+			return hws__cli_help_or_usage_error(c, &command);
 		}
 	}
 	o->patterns = argv + optind;

@@ -28,7 +28,7 @@ struct motion_args {
 
 enum { OPT_FIXED = 256, OPT_POLL, OPT_CALIBRATE, OPT_SYSFS };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "motion",
 	.head = "Usage: hwsight motion [OPTION...]\n"
 		"Show the motion sensor's readings (ams, applesmc or lis3lv02d), in thousandths\n"
@@ -76,7 +76,7 @@ static int parse_args(int argc, char **argv, struct motion_args *a)
 	long v;
 	int c;
 
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case '1':
 			a->once = true;
@@ -114,7 +114,7 @@ static int parse_args(int argc, char **argv, struct motion_args *a)
 			a->verbose = true;
 			break;
 		case 'h':
-			tool_usage(stdout, &command);
+			hws__cli_usage(stdout, &command);
 			return 0;
 		case ':':
 			fprintf(stderr, PREFIX "option '%s' needs a value; see 'hwsight motion --help'\n",

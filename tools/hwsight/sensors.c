@@ -36,7 +36,7 @@ struct options {
 
 enum { OPT_WATCH = 256, OPT_READER };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "sensors",
 	.head = "Usage: hwsight sensors [OPTION...] [CHIP...]\n"
 		"Read every hardware monitor chip, like sensors(1).\n\n",
@@ -65,7 +65,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	char *end;
 	int c;
 
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'u': o->output = OUT_RAW; break;
 		case 'j': o->output = OUT_JSON; break;
@@ -95,7 +95,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->reader_set = true;
 			break;
 		default: /* -h too */
-			return tool_help_or_usage_error(c, &command);
+			return hws__cli_help_or_usage_error(c, &command);
 		}
 	}
 	/* One reading goes through libsensors, as sensors(1) does; repeated
