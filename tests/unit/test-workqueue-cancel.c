@@ -598,21 +598,16 @@ WQ_TEST(mod_delayed_work_while_running, "modrun", WQF_SINGLE | WQF_GATE)
 
 TEST(mod_delayed_work_on_names_worker)
 {
-	struct workqueue_struct *wq = create_workqueue("modon");
 	int n;
+	struct workqueue_struct *wq = wq_create_counted("modon", &n);
 
-	ASSERT_NOT_NULL(wq);
-	n = hws_workqueue_nr_workers(wq);
 	for (int c = 0; c < n; c++) {
 		struct probe p;
-		char name[16], want[32];
 
 		probe_init(&p, wq);
 		ASSERT_FALSE(mod_delayed_work_on(c, wq, &p.dw, 1));
 		PROBE_WAIT_RUNS(&p, 1);
-		probe_thread(&p, name);
-		snprintf(want, sizeof(want), "modon/%d", c);
-		ASSERT_STR_EQ(name, want);
+		probe_check_ran_on(&p, "modon", c);
 		flush_workqueue(wq);
 		probe_destroy(&p);
 	}

@@ -217,6 +217,16 @@ static inline int count_threads_named(const char *prefix)
 	return n;
 }
 
+/* create_workqueue(@name), which must succeed, and its number of workers. */
+static inline struct workqueue_struct *wq_create_counted(const char *name, int *ret_n)
+{
+	struct workqueue_struct *wq = create_workqueue(name);
+
+	ASSERT_NOT_NULL(wq);
+	*ret_n = hws_workqueue_nr_workers(wq);
+	return wq;
+}
+
 /*
  * One queue of each kind that checks hold for alike: a worker per CPU
  * (named @name) and a single thread (@name "1"). The test destroys them.
@@ -398,6 +408,17 @@ static inline pthread_t probe_thread(struct probe *p, char tname[16])
 static inline int probe_runs(struct probe *p)
 {
 	return atomic_load(&p->runs);
+}
+
+/* Checks that the probe's last run was on worker @worker of queue @wqname. */
+static inline void probe_check_ran_on(struct probe *p, const char *wqname, int worker)
+{
+	char got[16], want[16], num[16];
+
+	snprintf(num, sizeof(num), "/%d", worker);
+	expected_thread_name(want, wqname, num);
+	probe_thread(p, got);
+	ASSERT_STR_EQ(got, want);
 }
 
 /* Waits for n runs of the probe to end. */
