@@ -19,6 +19,7 @@
 #include <systemd/sd-daemon.h>
 #include <hwsight/version.h>
 
+#include "cli-util.h"
 #include "time-util.h"
 
 #include "alarms.h"
@@ -65,49 +66,39 @@ struct main_loop {
 	char *http_listen;        /* where it listens */
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: hwsightd [OPTION]...\n"
-	      "The hwsight sensor daemon: polls the hardware monitors, raises alarms,\n"
-	      "takes camera snapshots and protects disks, as hwsightd.conf(5) says.\n"
-	      "\n"
-	      "  -c, --config FILE      the config (default " HWSD_DEFAULT_CONFIG ")\n"
-	      "  -f, --foreground       do not detach (implied under systemd)\n"
-	      "      --once             poll every chip once, print the values, exit\n"
-	      "  -t, --test-config      check the config and exit\n"
-	      "      --restore-fans     put back the fan outputs a stopped daemon held, exit\n"
-	      "      --dry-run          park no disk and drive no fan: log what it would do\n"
-	      "      --log-level LEVEL  debug, info, notice, warning or err\n"
-	      "      --log-target T     auto, journal or stderr\n"
-	      "      --listen ADDR:PORT serve HTTP there (default 127.0.0.1:9787), or off\n"
-	      "      --print-ip-allow   print the IPAddressAllow= that listen= needs, exit\n"
-	      "  -h, --help             this help\n"
-	      "      --version          the version\n", f);
-}
+enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_LISTEN, OPT_VERSION, OPT_RESTORE_FANS,
+       OPT_DRY_RUN, OPT_PRINT_IP_ALLOW };
+
+static const struct hws__cli_command command = {
+	.name = "hwsightd",
+	.head = "Usage: hwsightd [OPTION]...\n"
+		"The hwsight sensor daemon: polls the hardware monitors, raises alarms,\n"
+		"takes camera snapshots and protects disks, as hwsightd.conf(5) says.\n"
+		"\n",
+	.options = (const struct hws__cli_option[]){
+		{ "config", 'c', "FILE", "the config (default " HWSD_DEFAULT_CONFIG ")" },
+		{ "foreground", 'f', NULL, "do not detach (implied under systemd)" },
+		{ "once", OPT_ONCE, NULL, "poll every chip once, print the values, exit" },
+		{ "test-config", 't', NULL, "check the config and exit" },
+		{ "restore-fans", OPT_RESTORE_FANS, NULL, "put back the fan outputs a stopped daemon held, exit" },
+		{ "dry-run", OPT_DRY_RUN, NULL, "park no disk and drive no fan: log what it would do" },
+		{ "log-level", OPT_LOG_LEVEL, "LEVEL", "debug, info, notice, warning or err" },
+		{ "log-target", OPT_LOG_TARGET, "T", "auto, journal or stderr" },
+		{ "listen", OPT_LISTEN, "ADDR:PORT", "serve HTTP there (default 127.0.0.1:9787), or off" },
+		{ "print-ip-allow", OPT_PRINT_IP_ALLOW, NULL, "print the IPAddressAllow= that listen= needs, exit" },
+		{ "help", 'h', NULL, "this help" },
+		{ "version", OPT_VERSION, NULL, "the version" },
+		{ .name = NULL },
+	},
+	.column = 25,
+};
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_ONCE = 256, OPT_LOG_LEVEL, OPT_LOG_TARGET, OPT_LISTEN, OPT_VERSION, OPT_RESTORE_FANS,
-	       OPT_DRY_RUN, OPT_PRINT_IP_ALLOW };
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "test-config", no_argument, NULL, 't' },
-		{ "restore-fans", no_argument, NULL, OPT_RESTORE_FANS },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
-		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
-		{ "listen", required_argument, NULL, OPT_LISTEN },
-		{ "print-ip-allow", no_argument, NULL, OPT_PRINT_IP_ALLOW },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ 0 },
-	};
 	int c;
 
 	*o = (struct options){ .log_level = -1, .log_target = -1 };
-	while ((c = getopt_long(argc, argv, "c:fth", longopts, NULL)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'f': o->foreground = true; break;
@@ -131,11 +122,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -EINVAL;
 			}
 			break;
-		case 'h': usage(stdout); exit(0);
 		case OPT_VERSION:
 			printf("hwsightd %s (libhwsight %s)\n", HWS_VERSION_STRING, hws_version());
 			exit(0);
-		default: usage(stderr); return -EINVAL;
+		default: /* -h too */
+			return hws__cli_help_or_usage_error(c, &command);
 		}
 	}
 	if (optind < argc) {

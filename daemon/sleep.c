@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
+#include "io-util.h"
 #include "log.h"
 #include "sleep.h"
 
@@ -73,9 +74,7 @@ static int prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *er
 	s->prepare(s->userdata, start);
 	if (start) {
 		/* Frozen: let the system go to sleep. */
-		if (s->inhibit_fd >= 0)
-			close(s->inhibit_fd);
-		s->inhibit_fd = -1;
+		s->inhibit_fd = hws__safe_close(s->inhibit_fd);
 	} else
 		inhibit(s);
 	return 0;
@@ -121,8 +120,7 @@ struct hwsd_sleep *hwsd_sleep_free(struct hwsd_sleep *s)
 	if (!s)
 		return NULL;
 	sd_bus_slot_unref(s->inhibit_call);
-	if (s->inhibit_fd >= 0)
-		close(s->inhibit_fd);
+	hws__safe_close(s->inhibit_fd);
 	sd_bus_flush_close_unref(s->bus);
 	free(s);
 	return NULL;

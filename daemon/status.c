@@ -11,6 +11,7 @@
 #include <sys/eventfd.h>
 
 #include "events.h"
+#include "io-util.h"
 #include "status.h"
 
 int hwsd_status_init(struct hwsd_status *s)
@@ -21,9 +22,7 @@ int hwsd_status_init(struct hwsd_status *s)
 
 void hwsd_status_done(struct hwsd_status *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
+	s->fd = hws__safe_close(s->fd);
 }
 
 void hwsd_status_changed(struct hwsd_status *s)

@@ -22,6 +22,7 @@
 
 #include <hwsight/motion.h>
 
+#include "io-util.h"
 #include "sysfs-util.h"
 #include "time-util.h"
 
@@ -573,9 +574,7 @@ fail:
 		   m->position_path);
 	libevdev_free(m->evdev);
 	m->evdev = NULL;
-	if (m->evfd >= 0)
-		close(m->evfd);
-	m->evfd = -1;
+	m->evfd = hws__safe_close(m->evfd);
 	free(m->input_node);
 	m->input_node = NULL;
 	m->input = NULL;
@@ -684,10 +683,8 @@ struct hws_motion *hws_motion_close(struct hws_motion *m)
 	if (!m)
 		return NULL;
 	libevdev_free(m->evdev);
-	if (m->evfd >= 0)
-		close(m->evfd);
-	if (m->dirfd >= 0)
-		close(m->dirfd);
+	hws__safe_close(m->evfd);
+	hws__safe_close(m->dirfd);
 	free(m->device_path);
 	free(m->position_path);
 	free(m->calibrate_path);

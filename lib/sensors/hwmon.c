@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io-util.h"
 #include "sensors/sensors-internal.h"
 #include "sysfs-util.h"
 
@@ -285,8 +286,8 @@ void hws__feature_clear(struct hws_feature *f, struct hws__feature_priv *p)
 {
 	for (size_t i = 0; i < f->n_subfeatures; i++) {
 		free((char *)f->subfeatures[i].name);
-		if (p && p->subs && p->subs[i].fd >= 0)
-			close(p->subs[i].fd);
+		if (p && p->subs)
+			hws__safe_close(p->subs[i].fd);
 	}
 	free(f->subfeatures);
 	free((char *)f->name);

@@ -117,9 +117,7 @@ static void close_chip(struct hws__chip *chip)
 	for (size_t f = 0; f < chip->pub.n_features; f++)
 		for (size_t i = 0; i < chip->pub.features[f].n_subfeatures; i++) {
 			struct hws__sub_priv *p = &chip->features[f].subs[i];
-			if (p->fd >= 0)
-				close(p->fd);
-			p->fd = -1;
+			p->fd = hws__safe_close(p->fd);
 		}
 }
 

@@ -14,6 +14,13 @@ int hws__ioctl_retry(hws__ioctl_fn fn, int fd, unsigned long request, void *arg)
 	return r < 0 ? -errno : 0;
 }
 
+int hws__safe_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 ssize_t hws__pread_retry(int fd, void *buf, size_t size, off_t offset)
 {
 	ssize_t n;

@@ -26,14 +26,32 @@ struct item_call {
 	int running_at_return; /* probe handlers running when it returned */
 };
 
+/*
+ * The calls, each once: its OP_ value, its name for the failure messages,
+ * and how it is made on a struct item_call *c. The 2.6.20 rearming cancels
+ * return nothing, which counts as 0.
+ */
+#define ITEM_CALLS(X)                                                                          \
+	X(CANCEL_DELAYED_WORK, cancel_delayed_work, cancel_delayed_work(c->dwork))              \
+	X(CANCEL_WORK_SYNC, cancel_work_sync, cancel_work_sync(c->work))                         \
+	X(CANCEL_DELAYED_WORK_SYNC, cancel_delayed_work_sync, cancel_delayed_work_sync(c->dwork)) \
+	X(CANCEL_REARMING_WORKQUEUE, cancel_rearming_delayed_workqueue,                         \
+	  (cancel_rearming_delayed_workqueue(c->wq, c->dwork), 0))                               \
+	X(CANCEL_REARMING_WORK, cancel_rearming_delayed_work,                                   \
+	  (cancel_rearming_delayed_work(c->dwork), 0))                                           \
+	X(FLUSH_WORK, flush_work, flush_work(c->work))                                           \
+	X(FLUSH_DELAYED_WORK, flush_delayed_work, flush_delayed_work(c->dwork))
+
 enum {
-	OP_CANCEL_DELAYED_WORK,
-	OP_CANCEL_WORK_SYNC,
-	OP_CANCEL_DELAYED_WORK_SYNC,
-	OP_CANCEL_REARMING_WORKQUEUE,
-	OP_CANCEL_REARMING_WORK,
-	OP_FLUSH_WORK,
-	OP_FLUSH_DELAYED_WORK,
+#define ITEM_CALL_OP(op, name, call) OP_##op,
+	ITEM_CALLS(ITEM_CALL_OP)
+#undef ITEM_CALL_OP
+};
+
+static const char *const op_names[] = {
+#define ITEM_CALL_NAME(op, name, call) [OP_##op] = #name,
+	ITEM_CALLS(ITEM_CALL_NAME)
+#undef ITEM_CALL_NAME
 };
 
 static void item_call_fn(void *arg)
@@ -41,29 +59,9 @@ static void item_call_fn(void *arg)
 	struct item_call *c = arg;
 
 	switch (c->op) {
-	case OP_CANCEL_DELAYED_WORK:
-		c->result = cancel_delayed_work(c->dwork);
-		break;
-	case OP_CANCEL_WORK_SYNC:
-		c->result = cancel_work_sync(c->work);
-		break;
-	case OP_CANCEL_DELAYED_WORK_SYNC:
-		c->result = cancel_delayed_work_sync(c->dwork);
-		break;
-	case OP_CANCEL_REARMING_WORKQUEUE:
-		cancel_rearming_delayed_workqueue(c->wq, c->dwork);
-		c->result = 0;
-		break;
-	case OP_CANCEL_REARMING_WORK:
-		cancel_rearming_delayed_work(c->dwork);
-		c->result = 0;
-		break;
-	case OP_FLUSH_WORK:
-		c->result = flush_work(c->work);
-		break;
-	case OP_FLUSH_DELAYED_WORK:
-		c->result = flush_delayed_work(c->dwork);
-		break;
+#define ITEM_CALL_CASE(op, name, call) case OP_##op: c->result = (call); break;
+		ITEM_CALLS(ITEM_CALL_CASE)
+#undef ITEM_CALL_CASE
 	default:
 		FAIL("bad op %d", c->op);
 	}
@@ -73,11 +71,15 @@ static void item_call_fn(void *arg)
 	}
 }
 
-static const char *const op_names[] = {
-	"cancel_delayed_work", "cancel_work_sync", "cancel_delayed_work_sync",
-	"cancel_rearming_delayed_workqueue", "cancel_rearming_delayed_work",
-	"flush_work", "flush_delayed_work",
-};
+/* Waits at most WAIT_MS for the call on bg to return; @since says from when,
+ * for the failure message. */
+static void join_call(struct bg_call *bg, const struct item_call *c, const char *since)
+{
+	if (!tsem_wait_ms(&bg->done, WAIT_MS))
+		FAIL("%s() did not return within %d ms%s", op_names[c->op], WAIT_MS, since);
+	pthread_join(bg->thread, NULL);
+	tsem_destroy(&bg->done);
+}
 
 /* Makes the call on a helper thread and waits (at most WAIT_MS) for it. */
 static int call_and_join(struct item_call *c)
@@ -85,10 +87,7 @@ static int call_and_join(struct item_call *c)
 	struct bg_call bg;
 
 	bg_call_start(&bg, item_call_fn, c);
-	if (!tsem_wait_ms(&bg.done, WAIT_MS))
-		FAIL("%s() did not return within %d ms", op_names[c->op], WAIT_MS);
-	pthread_join(bg.thread, NULL);
-	tsem_destroy(&bg.done);
+	join_call(&bg, c, "");
 	return c->result;
 }
 
@@ -105,11 +104,7 @@ static int call_blocks_until_handler_returns(struct item_call *c, struct tsem *g
 	if (bg_call_returned(&bg))
 		FAIL("%s() returned while the handler was still running", op_names[c->op]);
 	tsem_post(gate);
-	if (!tsem_wait_ms(&bg.done, WAIT_MS))
-		FAIL("%s() did not return within %d ms of the handler's end",
-		     op_names[c->op], WAIT_MS);
-	pthread_join(bg.thread, NULL);
-	tsem_destroy(&bg.done);
+	join_call(&bg, c, " of the handler's end");
 	if (c->probe)
 		ASSERT_EQ(c->running_at_return, 0);
 	return c->result;
@@ -152,25 +147,21 @@ static void check_idle_delayed(int op, const char *wqname, unsigned long delay)
 
 /* ---- cancel_delayed_work ---------------------------------------------- */
 
-TEST(cancel_delayed_work_kills_timer)
+WQ_TEST(cancel_delayed_work_kills_timer, "cdw", 0)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "cdw", 0);
 	/* One second ahead: long enough that the cancel comes first. */
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, HZ), 1);
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 1);
-	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
-	ASSERT_NULL(f.p.dw.timer.entry.next);
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 0); /* nothing left to kill */
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, HZ), 1);
+	ASSERT_EQ(cancel_delayed_work(&f->p.dw), 1);
+	ASSERT_FALSE(delayed_work_pending(&f->p.dw));
+	ASSERT_NULL(f->p.dw.timer.entry.next);
+	ASSERT_EQ(cancel_delayed_work(&f->p.dw), 0); /* nothing left to kill */
 	/* Past the due time, it has not run. */
 	sleep_ms(1400);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 0);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 0);
 	/* And it can be armed again. */
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	wq_fixture_stop(&f);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1), 1);
+	PROBE_WAIT_RUNS(&f->p, 1);
 }
 
 TEST(cancel_delayed_work_idle_returns_0)
@@ -179,113 +170,92 @@ TEST(cancel_delayed_work_idle_returns_0)
 }
 
 /* Queued on a worker (no timer): 0, and the item still runs. */
-TEST(cancel_delayed_work_queued_returns_0)
+WQ_TEST(cancel_delayed_work_queued_returns_0, "cdwq", WQF_SINGLE | WQF_BLOCK)
 {
-	struct wq_fixture f;
 	struct probe q;
 
-	wq_fixture_start(&f, "cdwq", WQF_SINGLE | WQF_BLOCK);
-	probe_init(&q, f.wq);
+	probe_init(&q, f->wq);
 	/* Queued at once... */
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 0);
-	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 1);
+	ASSERT_EQ(cancel_delayed_work(&f->p.dw), 0);
+	ASSERT_TRUE(delayed_work_pending(&f->p.dw));
 	/* ... or queued by its timer, which fired long ago. */
-	ASSERT_EQ(queue_delayed_work(f.wq, &q.dw, 1), 1);
+	ASSERT_EQ(queue_delayed_work(f->wq, &q.dw, 1), 1);
 	sleep_ms(500);
 	ASSERT_EQ(cancel_delayed_work(&q.dw), 0);
 	ASSERT_TRUE(delayed_work_pending(&q.dw));
-	wq_fixture_unblock(&f, 1);
+	wq_fixture_unblock(f, 1);
 	ASSERT_EQ(probe_runs(&q), 1);
-	wq_fixture_stop(&f);
 	probe_destroy(&q);
 }
 
 /* The classic pitfall: it does not wait for a running handler. */
-TEST(cancel_delayed_work_does_not_wait)
+WQ_TEST(cancel_delayed_work_does_not_wait, "cdwrun", WQF_GATE)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK, .dwork = &f.p.dw, .probe = &f.p };
+	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK, .dwork = &f->p.dw, .probe = &f->p };
 
-	wq_fixture_start(&f, "cdwrun", WQF_GATE);
-	wq_fixture_enter_delayed(&f, 1);
+	wq_fixture_enter_delayed(f, 1);
 	if (call_and_join(&c) != 0)
 		FAIL("cancel_delayed_work() on a running item returned %d", c.result);
 	ASSERT_EQ(c.running_at_return, 1); /* returned while it ran */
-	tsem_post(&f.gate);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	wq_fixture_stop(&f);
+	tsem_post(&f->gate);
+	PROBE_WAIT_RUNS(&f->p, 1);
 }
 
 /* ---- cancel_work_sync ------------------------------------------------- */
 
-TEST(cancel_work_sync_pending)
+WQ_TEST(cancel_work_sync_pending, "cws", WQF_SINGLE | WQF_BLOCK)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "cws", WQF_SINGLE | WQF_BLOCK);
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	ASSERT_TRUE(cancel_work_sync(&f.p.work));
-	ASSERT_FALSE(work_pending(&f.p.work));
-	wq_fixture_unblock(&f, 0);
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	ASSERT_TRUE(cancel_work_sync(&f->p.work));
+	ASSERT_FALSE(work_pending(&f->p.work));
+	wq_fixture_unblock(f, 0);
 	/* Usable again afterwards. */
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	wq_fixture_stop(&f);
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 1);
 }
 
-TEST(cancel_work_sync_idle)
+WQ_TEST(cancel_work_sync_idle, "cwsidle", 0)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "cwsidle", 0);
-	ASSERT_FALSE(cancel_work_sync(&f.p.work));
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	flush_workqueue(f.wq);
-	ASSERT_FALSE(cancel_work_sync(&f.p.work));
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	wq_fixture_stop(&f);
+	ASSERT_FALSE(cancel_work_sync(&f->p.work));
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	flush_workqueue(f->wq);
+	ASSERT_FALSE(cancel_work_sync(&f->p.work));
+	ASSERT_EQ(probe_runs(&f->p), 1);
 }
 
-TEST(cancel_work_sync_waits_for_running)
+WQ_TEST(cancel_work_sync_waits_for_running, "cwsrun", WQF_GATE)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_CANCEL_WORK_SYNC, .work = &f.p.work, .probe = &f.p };
+	struct item_call c = { .op = OP_CANCEL_WORK_SYNC, .work = &f->p.work, .probe = &f->p };
 
-	wq_fixture_start(&f, "cwsrun", WQF_GATE);
-	wq_fixture_enter(&f);
+	wq_fixture_enter(f);
 	/* Running but not pending: it waits, then says it was not pending. */
-	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &f.gate));
+	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &f->gate));
 	ASSERT_EQ(c.runs_at_return, 1);
-	assert_quiet(&f.p);
-	wq_fixture_stop(&f);
+	assert_quiet(&f->p);
 }
 
 /* Running and queued again meanwhile: waits, and the new instance never runs. */
-TEST(cancel_work_sync_running_and_requeued)
+WQ_TEST(cancel_work_sync_running_and_requeued, "cwsreq", WQF_SINGLE | WQF_GATE)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_CANCEL_WORK_SYNC, .work = &f.p.work, .probe = &f.p };
+	struct item_call c = { .op = OP_CANCEL_WORK_SYNC, .work = &f->p.work, .probe = &f->p };
 
-	wq_fixture_start(&f, "cwsreq", WQF_SINGLE | WQF_GATE);
-	wq_fixture_enter(&f);
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &f.gate));
+	wq_fixture_enter(f);
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &f->gate));
 	ASSERT_EQ(c.runs_at_return, 1);
-	flush_workqueue(f.wq);
-	assert_quiet(&f.p);
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	wq_fixture_stop(&f);
+	flush_workqueue(f->wq);
+	assert_quiet(&f->p);
+	ASSERT_EQ(probe_runs(&f->p), 1);
 }
 
 /* A plain item that re-queues itself from its handler. */
 TEST(cancel_work_sync_self_requeueing)
 {
-	struct workqueue_struct *wqs[2] = {
-		create_workqueue("cwsself"), create_singlethread_workqueue("cwsself1"),
-	};
+	struct workqueue_struct *wqs[2];
 
+	wq_create_both(wqs, "cwsself");
 	for (int q = 0; q < 2; q++) {
 		for (int round = 0; round < 20; round++) {
 			struct probe *p = probe_new(wqs[q]);
@@ -339,30 +309,22 @@ TEST(flush_work_waits_for_run_scheduled_work)
 
 /* ---- cancel_delayed_work_sync ----------------------------------------- */
 
-TEST(cancel_delayed_work_sync_timer)
+WQ_TEST(cancel_delayed_work_sync_timer, "cdws", 0)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "cdws", 0);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 100 * HZ), 1);
-	ASSERT_TRUE(cancel_delayed_work_sync(&f.p.dw));
-	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
-	ASSERT_NULL(f.p.dw.timer.entry.next);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 0);
-	wq_fixture_stop(&f);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 100 * HZ), 1);
+	ASSERT_TRUE(cancel_delayed_work_sync(&f->p.dw));
+	ASSERT_FALSE(delayed_work_pending(&f->p.dw));
+	ASSERT_NULL(f->p.dw.timer.entry.next);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 0);
 }
 
-TEST(cancel_delayed_work_sync_queued)
+WQ_TEST(cancel_delayed_work_sync_queued, "cdwsq", WQF_SINGLE | WQF_BLOCK)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "cdwsq", WQF_SINGLE | WQF_BLOCK);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
-	ASSERT_TRUE(cancel_delayed_work_sync(&f.p.dw));
-	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
-	wq_fixture_unblock(&f, 0);
-	wq_fixture_stop(&f);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 1);
+	ASSERT_TRUE(cancel_delayed_work_sync(&f->p.dw));
+	ASSERT_FALSE(delayed_work_pending(&f->p.dw));
+	wq_fixture_unblock(f, 0);
 }
 
 TEST(cancel_delayed_work_sync_idle)
@@ -370,17 +332,14 @@ TEST(cancel_delayed_work_sync_idle)
 	check_idle_delayed(OP_CANCEL_DELAYED_WORK_SYNC, "cdwsidle", 1);
 }
 
-TEST(cancel_delayed_work_sync_waits_for_running)
+WQ_TEST(cancel_delayed_work_sync_waits_for_running, "cdwsrun", WQF_GATE)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK_SYNC, .dwork = &f.p.dw, .probe = &f.p };
+	struct item_call c = { .op = OP_CANCEL_DELAYED_WORK_SYNC, .dwork = &f->p.dw, .probe = &f->p };
 
-	wq_fixture_start(&f, "cdwsrun", WQF_GATE);
-	wq_fixture_enter_delayed(&f, 1);
-	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &f.gate));
+	wq_fixture_enter_delayed(f, 1);
+	ASSERT_FALSE(call_blocks_until_handler_returns(&c, &f->gate));
 	ASSERT_EQ(c.runs_at_return, 1);
-	assert_quiet(&f.p);
-	wq_fixture_stop(&f);
+	assert_quiet(&f->p);
 }
 
 /*
@@ -424,44 +383,38 @@ TEST(cancel_delayed_work_sync_rearm_1)
 
 /* ---- cancel_rearming_delayed_work* (hung in 2.6.20) -------------------- */
 
-TEST(cancel_rearming_idle)
+WQ_TEST(cancel_rearming_idle, "crdidle", 0)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .dwork = &f.p.dw, .probe = &f.p };
+	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .dwork = &f->p.dw, .probe = &f->p };
 
-	wq_fixture_start(&f, "crdidle", 0);
-	c.wq = f.wq;
+	c.wq = f->wq;
 	call_and_join(&c);          /* 2.6.20 looped here forever */
 	c.op = OP_CANCEL_REARMING_WORK;
 	call_and_join(&c);
-	ASSERT_EQ(probe_runs(&f.p), 0);
+	ASSERT_EQ(probe_runs(&f->p), 0);
 	/* After a run, idle again. */
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	flush_workqueue(f.wq);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1), 1);
+	PROBE_WAIT_RUNS(&f->p, 1);
+	flush_workqueue(f->wq);
 	c.op = OP_CANCEL_REARMING_WORKQUEUE;
 	call_and_join(&c);
-	assert_quiet(&f.p);
-	wq_fixture_stop(&f);
+	assert_quiet(&f->p);
 }
 
-TEST(cancel_rearming_timer)
+WQ_TEST(cancel_rearming_timer, "crdtimer", 0)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .dwork = &f.p.dw, .probe = &f.p };
+	struct item_call c = { .op = OP_CANCEL_REARMING_WORKQUEUE, .dwork = &f->p.dw, .probe = &f->p };
 
-	wq_fixture_start(&f, "crdtimer", 0);
-	c.wq = f.wq;
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 100 * HZ), 1);
+	c.wq = f->wq;
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 100 * HZ), 1);
 	call_and_join(&c);
-	ASSERT_EQ(probe_runs(&f.p), 0);
-	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
-	ASSERT_EQ(schedule_delayed_work(&f.p.dw, 100 * HZ), 1);
+	ASSERT_EQ(probe_runs(&f->p), 0);
+	ASSERT_FALSE(delayed_work_pending(&f->p.dw));
+	ASSERT_EQ(schedule_delayed_work(&f->p.dw, 100 * HZ), 1);
 	c.op = OP_CANCEL_REARMING_WORK;
 	call_and_join(&c);
-	assert_quiet(&f.p);
-	ASSERT_EQ(probe_runs(&f.p), 0);
-	wq_fixture_stop(&f);
+	assert_quiet(&f->p);
+	ASSERT_EQ(probe_runs(&f->p), 0);
 }
 
 /* Re-arming with delay 0 never has a timer to kill: 2.6.20 hung. */
@@ -481,50 +434,40 @@ TEST(cancel_rearming_rearm_1)
 
 /* ---- flush_work, flush_delayed_work ----------------------------------- */
 
-TEST(flush_work_waits_for_queued)
+WQ_TEST(flush_work_waits_for_queued, "fwq", WQF_SINGLE | WQF_BLOCK)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_FLUSH_WORK, .work = &f.p.work, .probe = &f.p };
+	struct item_call c = { .op = OP_FLUSH_WORK, .work = &f->p.work, .probe = &f->p };
 	struct bg_call bg;
 
-	wq_fixture_start(&f, "fwq", WQF_SINGLE | WQF_BLOCK);
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
 	bg_call_start(&bg, item_call_fn, &c);
 	sleep_ms(200);
 	ASSERT_FALSE(bg_call_returned(&bg)); /* the item has not run yet */
-	blocker_stop(&f.b);
+	blocker_stop(&f->b);
 	BG_CALL_JOIN(&bg);
 	ASSERT_TRUE(c.result);
 	ASSERT_EQ(c.runs_at_return, 1);
 	ASSERT_EQ(c.running_at_return, 0);
-	wq_fixture_stop(&f);
 }
 
-TEST(flush_work_waits_for_running)
+WQ_TEST(flush_work_waits_for_running, "fwrun", WQF_GATE)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_FLUSH_WORK, .work = &f.p.work, .probe = &f.p };
+	struct item_call c = { .op = OP_FLUSH_WORK, .work = &f->p.work, .probe = &f->p };
 
-	wq_fixture_start(&f, "fwrun", WQF_GATE);
-	wq_fixture_enter(&f);
-	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &f.gate));
+	wq_fixture_enter(f);
+	ASSERT_TRUE(call_blocks_until_handler_returns(&c, &f->gate));
 	ASSERT_EQ(c.runs_at_return, 1);
-	wq_fixture_stop(&f);
 }
 
-TEST(flush_work_idle)
+WQ_TEST(flush_work_idle, "fwidle", 0)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "fwidle", 0);
-	ASSERT_FALSE(flush_work(&f.p.work));
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	ASSERT_TRUE(flush_work(&f.p.work) || probe_runs(&f.p) == 1);
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	flush_workqueue(f.wq);
-	ASSERT_FALSE(flush_work(&f.p.work));
-	ASSERT_FALSE(flush_work(&f.p.dw.work));
-	wq_fixture_stop(&f);
+	ASSERT_FALSE(flush_work(&f->p.work));
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	ASSERT_TRUE(flush_work(&f->p.work) || probe_runs(&f->p) == 1);
+	ASSERT_EQ(probe_runs(&f->p), 1);
+	flush_workqueue(f->wq);
+	ASSERT_FALSE(flush_work(&f->p.work));
+	ASSERT_FALSE(flush_work(&f->p.dw.work));
 }
 
 /*
@@ -534,16 +477,14 @@ TEST(flush_work_idle)
  */
 TEST(flush_work_self_requeueing_returns)
 {
-	struct workqueue_struct *wqs[2] = {
-		create_workqueue("fwself"), create_singlethread_workqueue("fwself1"),
-	};
+	struct workqueue_struct *wqs[2];
 
+	wq_create_both(wqs, "fwself");
 	for (int q = 0; q < 2; q++) {
 		struct probe *p = probe_new(wqs[q]);
 		struct item_call c = { .op = OP_FLUSH_WORK, .work = &p->work, .probe = p };
 		struct item_call d = { .op = OP_FLUSH_DELAYED_WORK, .dwork = &p->dw, .probe = p };
 
-		ASSERT_NOT_NULL(wqs[q]);
 		atomic_store(&p->rearm, 0);
 		ASSERT_EQ(queue_work(wqs[q], &p->work), 1);
 		ASSERT_EQ(queue_delayed_work(wqs[q], &p->dw, 0), 1);
@@ -564,13 +505,11 @@ TEST(flush_work_self_requeueing_returns)
 	}
 }
 
-TEST(flush_delayed_work_runs_timer_now)
+WQ_TEST(flush_delayed_work_runs_timer_now, "fdw", 0)
 {
-	struct wq_fixture f;
-	struct item_call c = { .op = OP_FLUSH_DELAYED_WORK, .dwork = &f.p.dw, .probe = &f.p };
+	struct item_call c = { .op = OP_FLUSH_DELAYED_WORK, .dwork = &f->p.dw, .probe = &f->p };
 
-	wq_fixture_start(&f, "fdw", 0);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1000 * HZ), 1);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1000 * HZ), 1);
 	/*
 	 * Not 1000 s later. The return value is not checked: the handler may
 	 * finish between the firing and the wait, as in the kernel, and then
@@ -579,11 +518,10 @@ TEST(flush_delayed_work_runs_timer_now)
 	call_and_join(&c);
 	ASSERT_EQ(c.runs_at_return, 1);
 	ASSERT_EQ(c.running_at_return, 0);
-	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
-	ASSERT_NULL(f.p.dw.timer.entry.next);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	wq_fixture_stop(&f);
+	ASSERT_FALSE(delayed_work_pending(&f->p.dw));
+	ASSERT_NULL(f->p.dw.timer.entry.next);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 1);
 }
 
 TEST(flush_delayed_work_idle)
@@ -593,102 +531,83 @@ TEST(flush_delayed_work_idle)
 
 /* ---- mod_delayed_work ------------------------------------------------- */
 
-TEST(mod_delayed_work_idle_queues)
+WQ_TEST(mod_delayed_work_idle_queues, "modidle", 0)
 {
-	struct wq_fixture f;
 	unsigned long j0;
 
-	wq_fixture_start(&f, "modidle", 0);
 	j0 = jiffies;
-	ASSERT_FALSE(mod_delayed_work(f.wq, &f.p.dw, 2));
-	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
-	PROBE_WAIT_RUNS(&f.p, 1);
-	ASSERT_TRUE(time_after_eq(atomic_load(&f.p.ran_at), j0 + 2));
-	flush_workqueue(f.wq);
+	ASSERT_FALSE(mod_delayed_work(f->wq, &f->p.dw, 2));
+	ASSERT_TRUE(delayed_work_pending(&f->p.dw));
+	PROBE_WAIT_RUNS(&f->p, 1);
+	ASSERT_TRUE(time_after_eq(atomic_load(&f->p.ran_at), j0 + 2));
+	flush_workqueue(f->wq);
 	/* Delay 0: queued at once, flush_workqueue() waits for it. */
-	ASSERT_FALSE(mod_delayed_work(f.wq, &f.p.dw, 0));
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 2);
-	wq_fixture_stop(&f);
+	ASSERT_FALSE(mod_delayed_work(f->wq, &f->p.dw, 0));
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 2);
 }
 
-TEST(mod_delayed_work_shortens)
+WQ_TEST(mod_delayed_work_shortens, "modshort", 0)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "modshort", 0);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1000 * HZ), 1);
-	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 1));
-	PROBE_WAIT_RUNS(&f.p, 1); /* long before 1000 s */
-	flush_workqueue(f.wq);
-	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1000 * HZ), 1);
+	ASSERT_TRUE(mod_delayed_work(f->wq, &f->p.dw, 1));
+	PROBE_WAIT_RUNS(&f->p, 1); /* long before 1000 s */
+	flush_workqueue(f->wq);
+	ASSERT_FALSE(delayed_work_pending(&f->p.dw));
 	/* Shortened to 0: queued at once. */
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1000 * HZ), 1);
-	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 0));
-	PROBE_WAIT_RUNS(&f.p, 1);
-	ASSERT_EQ(probe_runs(&f.p), 2);
-	wq_fixture_stop(&f);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1000 * HZ), 1);
+	ASSERT_TRUE(mod_delayed_work(f->wq, &f->p.dw, 0));
+	PROBE_WAIT_RUNS(&f->p, 1);
+	ASSERT_EQ(probe_runs(&f->p), 2);
 }
 
-TEST(mod_delayed_work_lengthens)
+WQ_TEST(mod_delayed_work_lengthens, "modlong", WQF_SINGLE | WQF_BLOCK)
 {
-	struct wq_fixture f;
 	unsigned long j0, j1;
 
-	wq_fixture_start(&f, "modlong", WQF_SINGLE | WQF_BLOCK);
 	/* Waiting on the worker: moved back into a timer. */
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 1);
 	j0 = jiffies;
-	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 100 * HZ));
+	ASSERT_TRUE(mod_delayed_work(f->wq, &f->p.dw, 100 * HZ));
 	j1 = jiffies;
-	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
-	ASSERT_NOT_NULL(f.p.dw.timer.entry.next);
-	ASSERT_TRUE(time_in_range(f.p.dw.timer.expires, j0 + 100 * HZ, j1 + 100 * HZ));
-	wq_fixture_unblock(&f, 0);
+	ASSERT_TRUE(delayed_work_pending(&f->p.dw));
+	ASSERT_NOT_NULL(f->p.dw.timer.entry.next);
+	ASSERT_TRUE(time_in_range(f->p.dw.timer.expires, j0 + 100 * HZ, j1 + 100 * HZ));
+	wq_fixture_unblock(f, 0);
 	/* An armed timer pushed back. */
-	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 200 * HZ));
-	ASSERT_TRUE(time_after_eq(f.p.dw.timer.expires, j0 + 200 * HZ));
+	ASSERT_TRUE(mod_delayed_work(f->wq, &f->p.dw, 200 * HZ));
+	ASSERT_TRUE(time_after_eq(f->p.dw.timer.expires, j0 + 200 * HZ));
 	for (int i = 0; i < 1000; i++)
-		ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 100 * HZ + (unsigned long)i));
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 1);
-	ASSERT_EQ(probe_runs(&f.p), 0);
-	wq_fixture_stop(&f);
+		ASSERT_TRUE(mod_delayed_work(f->wq, &f->p.dw, 100 * HZ + (unsigned long)i));
+	ASSERT_EQ(cancel_delayed_work(&f->p.dw), 1);
+	ASSERT_EQ(probe_runs(&f->p), 0);
 }
 
 /* Running but not pending counts as idle: queued again, runs again. */
-TEST(mod_delayed_work_while_running)
+WQ_TEST(mod_delayed_work_while_running, "modrun", WQF_SINGLE | WQF_GATE)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "modrun", WQF_SINGLE | WQF_GATE);
-	wq_fixture_enter_delayed(&f, 0);
-	ASSERT_FALSE(mod_delayed_work(f.wq, &f.p.dw, 0));
-	ASSERT_TRUE(mod_delayed_work(f.wq, &f.p.dw, 1));
-	tsem_post(&f.gate);
-	tsem_post(&f.gate);
-	PROBE_WAIT_RUNS(&f.p, 2);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 2);
-	wq_fixture_stop(&f);
+	wq_fixture_enter_delayed(f, 0);
+	ASSERT_FALSE(mod_delayed_work(f->wq, &f->p.dw, 0));
+	ASSERT_TRUE(mod_delayed_work(f->wq, &f->p.dw, 1));
+	tsem_post(&f->gate);
+	tsem_post(&f->gate);
+	PROBE_WAIT_RUNS(&f->p, 2);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 2);
 }
 
 TEST(mod_delayed_work_on_names_worker)
 {
-	struct workqueue_struct *wq = create_workqueue("modon");
 	int n;
+	struct workqueue_struct *wq = wq_create_counted("modon", &n);
 
-	ASSERT_NOT_NULL(wq);
-	n = hws_workqueue_nr_workers(wq);
 	for (int c = 0; c < n; c++) {
 		struct probe p;
-		char name[16], want[32];
 
 		probe_init(&p, wq);
 		ASSERT_FALSE(mod_delayed_work_on(c, wq, &p.dw, 1));
 		PROBE_WAIT_RUNS(&p, 1);
-		probe_thread(&p, name);
-		snprintf(want, sizeof(want), "modon/%d", c);
-		ASSERT_STR_EQ(name, want);
+		probe_check_ran_on(&p, "modon", c);
 		flush_workqueue(wq);
 		probe_destroy(&p);
 	}

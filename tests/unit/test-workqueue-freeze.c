@@ -127,21 +127,19 @@ static void freeze_call(void *arg)
  * A running handler is let finish, and freeze_workqueues() returns only
  * then; the item queued behind it does not start.
  */
-TEST(freeze_waits_for_running_handler)
+WQ_TEST(freeze_waits_for_running_handler, "frzrun", WQF_FREEZEABLE | WQF_GATE)
 {
-	struct wq_fixture f;
-	struct probe *running = &f.p, behind;
+	struct probe *running = &f->p, behind;
 	struct bg_call bg;
 	int ret = -1;
 
-	wq_fixture_start(&f, "frzrun", WQF_FREEZEABLE | WQF_GATE);
-	probe_init(&behind, f.wq);
-	wq_fixture_enter(&f);
-	ASSERT_EQ(queue_work(f.wq, &behind.work), 1);
+	probe_init(&behind, f->wq);
+	wq_fixture_enter(f);
+	ASSERT_EQ(queue_work(f->wq, &behind.work), 1);
 	bg_call_start(&bg, freeze_call, &ret);
 	sleep_ms(200);
 	ASSERT_FALSE(bg_call_returned(&bg));
-	tsem_post(&f.gate);
+	tsem_post(&f->gate);
 	BG_CALL_JOIN(&bg);
 	ASSERT_EQ(ret, 0);
 	ASSERT_EQ(probe_runs(running), 1);
@@ -149,9 +147,8 @@ TEST(freeze_waits_for_running_handler)
 	sleep_ms(QUIET_MS);
 	ASSERT_EQ(probe_runs(&behind), 0);
 	thaw_workqueues();
-	flush_workqueue(f.wq);
+	flush_workqueue(f->wq);
 	ASSERT_EQ(probe_runs(&behind), 1);
-	wq_fixture_stop(&f);
 	probe_destroy(&behind);
 }
 
@@ -170,26 +167,37 @@ static void freezer_item_fn(struct work_struct *work)
 	tsem_post(&f->done);
 }
 
-TEST(freeze_from_freezeable_worker_is_edeadlk)
+/* What freeze_workqueues() returns when a worker of @wq calls it. */
+static int freeze_from_worker_of(struct workqueue_struct *wq)
 {
-	struct workqueue_struct *fq = create_freezeable_workqueue("frzdl");
 	struct freezer_item f;
-	struct probe p;
+	int ret;
 
-	ASSERT_NOT_NULL(fq);
 	tsem_init(&f.done);
 	atomic_init(&f.ret, 1);
 	INIT_WORK(&f.work, freezer_item_fn);
-	ASSERT_EQ(queue_work(fq, &f.work), 1);
+	ASSERT_EQ(queue_work(wq, &f.work), 1);
 	TSEM_WAIT(&f.done);
-	ASSERT_EQ(atomic_load(&f.ret), -EDEADLK);
+	ret = atomic_load(&f.ret);
+	/* The item lives in this frame: its handler must be over. */
+	flush_work(&f.work);
+	tsem_destroy(&f.done);
+	return ret;
+}
+
+TEST(freeze_from_freezeable_worker_is_edeadlk)
+{
+	struct workqueue_struct *fq = create_freezeable_workqueue("frzdl");
+	struct probe p;
+
+	ASSERT_NOT_NULL(fq);
+	ASSERT_EQ(freeze_from_worker_of(fq), -EDEADLK);
 	/* Nothing was left frozen. */
 	probe_init(&p, fq);
 	ASSERT_EQ(queue_work(fq, &p.work), 1);
 	PROBE_WAIT_RUNS(&p, 1);
 	destroy_workqueue(fq);
 	probe_destroy(&p);
-	tsem_destroy(&f.done);
 }
 
 /* From a worker of an ordinary queue it is allowed. */
@@ -197,20 +205,13 @@ TEST(freeze_from_ordinary_worker)
 {
 	struct workqueue_struct *wq = create_workqueue("frzord");
 	struct workqueue_struct *fq = create_freezeable_workqueue("frzord");
-	struct freezer_item f;
 
 	ASSERT_NOT_NULL(wq);
 	ASSERT_NOT_NULL(fq);
-	tsem_init(&f.done);
-	atomic_init(&f.ret, 1);
-	INIT_WORK(&f.work, freezer_item_fn);
-	ASSERT_EQ(queue_work(wq, &f.work), 1);
-	TSEM_WAIT(&f.done);
-	ASSERT_EQ(atomic_load(&f.ret), 0);
+	ASSERT_EQ(freeze_from_worker_of(wq), 0);
 	expect_held_until_thaw(fq);
 	destroy_workqueue(wq);
 	destroy_workqueue(fq);
-	tsem_destroy(&f.done);
 }
 
 /* Items accumulated while frozen run in the order they were queued. */
@@ -296,21 +297,17 @@ TEST(freeze_applies_to_new_queues)
 }
 
 /* The cancel helpers work on a frozen queue: nothing is running there. */
-TEST(cancel_sync_while_frozen)
+WQ_TEST(cancel_sync_while_frozen, "frzcan", WQF_FREEZEABLE)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "frzcan", WQF_FREEZEABLE);
 	ASSERT_EQ(freeze_workqueues(), 0);
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1), 1);
 	sleep_ms(100);
-	ASSERT_TRUE(cancel_work_sync(&f.p.work));
-	ASSERT_TRUE(cancel_delayed_work_sync(&f.p.dw));
+	ASSERT_TRUE(cancel_work_sync(&f->p.work));
+	ASSERT_TRUE(cancel_delayed_work_sync(&f->p.dw));
 	thaw_workqueues();
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 0);
-	wq_fixture_stop(&f);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 0);
 }
 
 /*

@@ -118,23 +118,11 @@ TEST(fifo_per_worker)
 	free(items);
 }
 
-static void check_ran_on(struct probe *p, const char *wqname, int worker)
-{
-	char got[16], want[16], num[16];
-
-	snprintf(num, sizeof(num), "/%d", worker);
-	expected_thread_name(want, wqname, num);
-	probe_thread(p, got);
-	ASSERT_STR_EQ(got, want);
-}
-
 TEST(queue_work_on_runs_on_that_worker)
 {
-	struct workqueue_struct *wq = create_workqueue("wqtest");
 	int n;
+	struct workqueue_struct *wq = wq_create_counted("wqtest", &n);
 
-	ASSERT_NOT_NULL(wq);
-	n = hws_workqueue_nr_workers(wq);
 	for (int round = 0; round < 5; round++)
 		for (int c = 0; c < n; c++) {
 			struct probe p;
@@ -142,14 +130,14 @@ TEST(queue_work_on_runs_on_that_worker)
 			probe_init(&p, wq);
 			ASSERT_EQ(queue_work_on(c, wq, &p.work), 1);
 			PROBE_WAIT_RUNS(&p, 1);
-			check_ran_on(&p, "wqtest", c);
+			probe_check_ran_on(&p, "wqtest", c);
 			ASSERT_EQ(queue_delayed_work_on(c, wq, &p.dw, (unsigned long)round % 2), 1);
 			PROBE_WAIT_RUNS(&p, 1);
-			check_ran_on(&p, "wqtest", c);
+			probe_check_ran_on(&p, "wqtest", c);
 			/* Numbers past the last worker wrap around. */
 			ASSERT_EQ(queue_work_on(c + n, wq, &p.work), 1);
 			PROBE_WAIT_RUNS(&p, 1);
-			check_ran_on(&p, "wqtest", c);
+			probe_check_ran_on(&p, "wqtest", c);
 			flush_workqueue(wq);
 			probe_destroy(&p);
 		}
@@ -171,11 +159,9 @@ static void hop_fn(struct work_struct *work)
 
 TEST(queue_work_from_worker_stays_on_it)
 {
-	struct workqueue_struct *wq = create_workqueue("stay");
 	int n;
+	struct workqueue_struct *wq = wq_create_counted("stay", &n);
 
-	ASSERT_NOT_NULL(wq);
-	n = hws_workqueue_nr_workers(wq);
 	for (int round = 0; round < 10; round++)
 		for (int c = 0; c < n; c++) {
 			struct probe p;
@@ -186,7 +172,7 @@ TEST(queue_work_from_worker_stays_on_it)
 			INIT_WORK(&h.work, hop_fn);
 			ASSERT_EQ(queue_work_on(c, wq, &h.work), 1);
 			PROBE_WAIT_RUNS(&p, 1);
-			check_ran_on(&p, "stay", c);
+			probe_check_ran_on(&p, "stay", c);
 			flush_workqueue(wq);
 			probe_destroy(&p);
 		}
@@ -335,11 +321,9 @@ TEST(worker_names)
 	static const char *names[] = { "wqtest", "a-rather-long-queue-name", "x" };
 
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-		struct workqueue_struct *wq = create_workqueue(names[k]);
 		int n;
+		struct workqueue_struct *wq = wq_create_counted(names[k], &n);
 
-		ASSERT_NOT_NULL(wq);
-		n = hws_workqueue_nr_workers(wq);
 		for (int c = 0; c < n; c++) {
 			struct probe p;
 			char want[16], num[16];
@@ -347,7 +331,7 @@ TEST(worker_names)
 			probe_init(&p, wq);
 			ASSERT_EQ(queue_work_on(c, wq, &p.work), 1);
 			PROBE_WAIT_RUNS(&p, 1);
-			check_ran_on(&p, names[k], c);
+			probe_check_ran_on(&p, names[k], c);
 			snprintf(num, sizeof(num), "/%d", c);
 			expected_thread_name(want, names[k], num);
 			ASSERT_GE(count_threads_named(want), 1);
@@ -423,15 +407,13 @@ TEST(destroy_drops_armed_timers)
  */
 TEST(destroy_gives_up_on_self_requeueing)
 {
-	struct workqueue_struct *wqs[2] = {
-		create_workqueue("dself"), create_singlethread_workqueue("dself1"),
-	};
+	struct workqueue_struct *wqs[2];
 
+	wq_create_both(wqs, "dself");
 	for (int q = 0; q < 2; q++) {
 		struct probe self;
 		struct bg_call bg;
 
-		ASSERT_NOT_NULL(wqs[q]);
 		probe_init(&self, wqs[q]);
 		atomic_store(&self.rearm, 0);
 		ASSERT_EQ(queue_work(wqs[q], &self.work), 1);
@@ -479,7 +461,7 @@ TEST(schedule_work_uses_events_queue)
 	for (int c = 0; c < n; c++) {
 		ASSERT_EQ(schedule_work_on(c, &p.work), 1);
 		PROBE_WAIT_RUNS(&p, 1);
-		check_ran_on(&p, "events", c);
+		probe_check_ran_on(&p, "events", c);
 	}
 
 	/* flush_scheduled_work() waits for what was scheduled. */
@@ -513,7 +495,7 @@ TEST(schedule_delayed_work_uses_events_queue)
 	for (int c = 0; c < n; c++) {
 		ASSERT_EQ(schedule_delayed_work_on(c, &p.dw, 1), 1);
 		PROBE_WAIT_RUNS(&p, 1);
-		check_ran_on(&p, "events", c);
+		probe_check_ran_on(&p, "events", c);
 	}
 	/* flush_scheduled_work() does not wait for an armed timer. */
 	ASSERT_EQ(schedule_delayed_work(&p.dw, 1000 * HZ), 1);

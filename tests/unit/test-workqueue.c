@@ -236,25 +236,21 @@ TEST(queue_work_returns_0_while_pending)
 	probe_destroy(&mp);
 }
 
-TEST(queue_delayed_work_returns_0_during_timer)
+WQ_TEST(queue_delayed_work_returns_0_during_timer, "qtimer", 0)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "qtimer", 0);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 100 * HZ), 1);
-	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
-	ASSERT_TRUE(work_pending(&f.p.dw.work));
-	ASSERT_NOT_NULL(f.p.dw.timer.entry.next);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 0);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 0);
-	ASSERT_EQ(queue_delayed_work_on(1, f.wq, &f.p.dw, 0), 0);
-	ASSERT_EQ(queue_work(f.wq, &f.p.dw.work), 0);
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 1);
-	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
-	ASSERT_NULL(f.p.dw.timer.entry.next);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 0);
-	wq_fixture_stop(&f);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 100 * HZ), 1);
+	ASSERT_TRUE(delayed_work_pending(&f->p.dw));
+	ASSERT_TRUE(work_pending(&f->p.dw.work));
+	ASSERT_NOT_NULL(f->p.dw.timer.entry.next);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1), 0);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 0);
+	ASSERT_EQ(queue_delayed_work_on(1, f->wq, &f->p.dw, 0), 0);
+	ASSERT_EQ(queue_work(f->wq, &f->p.dw.work), 0);
+	ASSERT_EQ(cancel_delayed_work(&f->p.dw), 1);
+	ASSERT_FALSE(delayed_work_pending(&f->p.dw));
+	ASSERT_NULL(f->p.dw.timer.entry.next);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 0);
 }
 
 /*
@@ -392,52 +388,48 @@ TEST(handler_may_free_container)
  * A _NAR item stays pending through its handler and after it, until
  * work_release(); queueing it meanwhile returns 0 and does nothing.
  */
-TEST(nar_stays_pending_until_release)
+WQ_TEST(nar_stays_pending_until_release, "nar", WQF_SINGLE | WQF_GATE)
 {
-	struct wq_fixture f;
+	INIT_WORK_NAR(&f->p.work, probe_work_fn);
+	INIT_DELAYED_WORK_NAR(&f->p.dw, probe_dwork_fn);
 
-	wq_fixture_start(&f, "nar", WQF_SINGLE | WQF_GATE);
-	INIT_WORK_NAR(&f.p.work, probe_work_fn);
-	INIT_DELAYED_WORK_NAR(&f.p.dw, probe_dwork_fn);
-
-	wq_fixture_enter(&f);
-	ASSERT_EQ(atomic_load(&f.p.pending_in_handler), 1); /* pending inside */
-	ASSERT_TRUE(work_pending(&f.p.work));
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 0);
-	tsem_post(&f.gate);
-	TSEM_WAIT(&f.p.ran);
-	flush_workqueue(f.wq);
-	ASSERT_TRUE(work_pending(&f.p.work)); /* and after */
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 0);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	work_release(&f.p.work);
-	ASSERT_FALSE(work_pending(&f.p.work));
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	tsem_post(&f.gate);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	ASSERT_EQ(probe_runs(&f.p), 2);
-	work_release(&f.p.work);
+	wq_fixture_enter(f);
+	ASSERT_EQ(atomic_load(&f->p.pending_in_handler), 1); /* pending inside */
+	ASSERT_TRUE(work_pending(&f->p.work));
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 0);
+	tsem_post(&f->gate);
+	TSEM_WAIT(&f->p.ran);
+	flush_workqueue(f->wq);
+	ASSERT_TRUE(work_pending(&f->p.work)); /* and after */
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 0);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 1);
+	work_release(&f->p.work);
+	ASSERT_FALSE(work_pending(&f->p.work));
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	tsem_post(&f->gate);
+	PROBE_WAIT_RUNS(&f->p, 1);
+	ASSERT_EQ(probe_runs(&f->p), 2);
+	work_release(&f->p.work);
 
 	/* The same for a delayed item, through its timer. */
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 1);
-	tsem_post(&f.gate);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	ASSERT_EQ(atomic_load(&f.p.pending_in_handler), 1);
-	flush_workqueue(f.wq);
-	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 1), 0);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 0);
-	flush_workqueue(f.wq);
-	ASSERT_EQ(probe_runs(&f.p), 3);
-	work_release(&f.p.dw.work);
-	ASSERT_FALSE(delayed_work_pending(&f.p.dw));
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
-	tsem_post(&f.gate);
-	PROBE_WAIT_RUNS(&f.p, 1);
-	work_release(&f.p.dw.work);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1), 1);
+	tsem_post(&f->gate);
+	PROBE_WAIT_RUNS(&f->p, 1);
+	ASSERT_EQ(atomic_load(&f->p.pending_in_handler), 1);
+	flush_workqueue(f->wq);
+	ASSERT_TRUE(delayed_work_pending(&f->p.dw));
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 1), 0);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 0);
+	flush_workqueue(f->wq);
+	ASSERT_EQ(probe_runs(&f->p), 3);
+	work_release(&f->p.dw.work);
+	ASSERT_FALSE(delayed_work_pending(&f->p.dw));
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 1);
+	tsem_post(&f->gate);
+	PROBE_WAIT_RUNS(&f->p, 1);
+	work_release(&f->p.dw.work);
 
-	wq_fixture_stop(&f);
 }
 
 /* The _NAR use case: the handler releases the item once it has the data. */
@@ -493,27 +485,23 @@ TEST(nar_release_from_handler)
  * run_scheduled_work() finds the item on the list, and flush_workqueue()
  * (which does not wait for timers) waits for it.
  */
-TEST(delayed_zero_queues_at_once)
+WQ_TEST(delayed_zero_queues_at_once, "dzero", WQF_SINGLE | WQF_BLOCK)
 {
-	struct wq_fixture f;
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 1);
+	ASSERT_NULL(f->p.dw.timer.entry.next);
+	ASSERT_TRUE(delayed_work_pending(&f->p.dw));
+	ASSERT_EQ(cancel_delayed_work(&f->p.dw), 0); /* no timer to kill */
+	ASSERT_EQ(run_scheduled_work(&f->p.dw.work), 1);
+	ASSERT_EQ(probe_runs(&f->p), 1);
 
-	wq_fixture_start(&f, "dzero", WQF_SINGLE | WQF_BLOCK);
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
-	ASSERT_NULL(f.p.dw.timer.entry.next);
-	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 0); /* no timer to kill */
-	ASSERT_EQ(run_scheduled_work(&f.p.dw.work), 1);
-	ASSERT_EQ(probe_runs(&f.p), 1);
-
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
-	wq_fixture_unblock(&f, 2);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 1);
+	wq_fixture_unblock(f, 2);
 
 	for (int i = 0; i < 100; i++) {
-		ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 0), 1);
-		flush_workqueue(f.wq);
-		ASSERT_EQ(probe_runs(&f.p), 3 + i);
+		ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 0), 1);
+		flush_workqueue(f->wq);
+		ASSERT_EQ(probe_runs(&f->p), 3 + i);
 	}
-	wq_fixture_stop(&f);
 }
 
 TEST(delayed_not_before_delay)
@@ -557,62 +545,50 @@ TEST(delayed_not_before_delay)
 
 /* ---- run_scheduled_work ----------------------------------------------- */
 
-TEST(run_scheduled_work_runs_in_caller)
+WQ_TEST(run_scheduled_work_runs_in_caller, "rsw", WQF_SINGLE | WQF_BLOCK)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "rsw", WQF_SINGLE | WQF_BLOCK);
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	ASSERT_EQ(run_scheduled_work(&f.p.work), 1);
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	ASSERT_TRUE(pthread_equal(probe_thread(&f.p, NULL), pthread_self()));
-	ASSERT_FALSE(work_pending(&f.p.work));
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	ASSERT_EQ(run_scheduled_work(&f->p.work), 1);
+	ASSERT_EQ(probe_runs(&f->p), 1);
+	ASSERT_TRUE(pthread_equal(probe_thread(&f->p, NULL), pthread_self()));
+	ASSERT_FALSE(work_pending(&f->p.work));
 	/* Taken off the list: the worker does not run it a second time. */
-	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
-	wq_fixture_unblock(&f, 1);
-	wq_fixture_stop(&f);
+	ASSERT_EQ(run_scheduled_work(&f->p.work), 0);
+	wq_fixture_unblock(f, 1);
 }
 
-TEST(run_scheduled_work_returns_0_when_not_queued)
+WQ_TEST(run_scheduled_work_returns_0_when_not_queued, "rsw0", WQF_SINGLE | WQF_GATE)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "rsw0", WQF_SINGLE | WQF_GATE);
 	/* Idle. */
-	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
-	ASSERT_EQ(run_scheduled_work(&f.p.dw.work), 0);
+	ASSERT_EQ(run_scheduled_work(&f->p.work), 0);
+	ASSERT_EQ(run_scheduled_work(&f->p.dw.work), 0);
 	/* In its timer phase. */
-	ASSERT_EQ(queue_delayed_work(f.wq, &f.p.dw, 100 * HZ), 1);
-	ASSERT_EQ(run_scheduled_work(&f.p.dw.work), 0);
-	ASSERT_TRUE(delayed_work_pending(&f.p.dw));
-	ASSERT_EQ(cancel_delayed_work(&f.p.dw), 1);
+	ASSERT_EQ(queue_delayed_work(f->wq, &f->p.dw, 100 * HZ), 1);
+	ASSERT_EQ(run_scheduled_work(&f->p.dw.work), 0);
+	ASSERT_TRUE(delayed_work_pending(&f->p.dw));
+	ASSERT_EQ(cancel_delayed_work(&f->p.dw), 1);
 	/* Running on its worker. */
-	wq_fixture_enter(&f);
-	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
-	tsem_post(&f.gate);
-	flush_workqueue(f.wq);
+	wq_fixture_enter(f);
+	ASSERT_EQ(run_scheduled_work(&f->p.work), 0);
+	tsem_post(&f->gate);
+	flush_workqueue(f->wq);
 	/* Done. */
-	ASSERT_EQ(run_scheduled_work(&f.p.work), 0);
-	ASSERT_EQ(probe_runs(&f.p), 1);
-	wq_fixture_stop(&f);
+	ASSERT_EQ(run_scheduled_work(&f->p.work), 0);
+	ASSERT_EQ(probe_runs(&f->p), 1);
 }
 
 /* run_scheduled_work() treats the pending bit as a worker does: _NAR stays. */
-TEST(run_scheduled_work_nar)
+WQ_TEST(run_scheduled_work_nar, "rswnar", WQF_SINGLE | WQF_BLOCK)
 {
-	struct wq_fixture f;
-
-	wq_fixture_start(&f, "rswnar", WQF_SINGLE | WQF_BLOCK);
-	INIT_WORK_NAR(&f.p.work, probe_work_fn);
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 1);
-	ASSERT_EQ(run_scheduled_work(&f.p.work), 1);
-	ASSERT_EQ(atomic_load(&f.p.pending_in_handler), 1);
-	ASSERT_TRUE(work_pending(&f.p.work));
-	ASSERT_EQ(queue_work(f.wq, &f.p.work), 0);
-	work_release(&f.p.work);
-	ASSERT_FALSE(work_pending(&f.p.work));
-	wq_fixture_unblock(&f, 1);
-	wq_fixture_stop(&f);
+	INIT_WORK_NAR(&f->p.work, probe_work_fn);
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 1);
+	ASSERT_EQ(run_scheduled_work(&f->p.work), 1);
+	ASSERT_EQ(atomic_load(&f->p.pending_in_handler), 1);
+	ASSERT_TRUE(work_pending(&f->p.work));
+	ASSERT_EQ(queue_work(f->wq, &f->p.work), 0);
+	work_release(&f->p.work);
+	ASSERT_FALSE(work_pending(&f->p.work));
+	wq_fixture_unblock(f, 1);
 }
 
 /* ---- flush_workqueue -------------------------------------------------- */
@@ -629,13 +605,11 @@ static void slow_fn(struct work_struct *work)
 TEST(flush_workqueue_waits_for_earlier)
 {
 	enum { N = 300 };
-	struct workqueue_struct *wqs[2] = {
-		create_workqueue("flush"), create_singlethread_workqueue("flush1"),
-	};
+	struct workqueue_struct *wqs[2];
 	static struct work_struct items[N];
 
+	wq_create_both(wqs, "flush");
 	for (int q = 0; q < 2; q++) {
-		ASSERT_NOT_NULL(wqs[q]);
 		atomic_store(&slow_done, 0);
 		for (int i = 0; i < N; i++) {
 			INIT_WORK(&items[i], slow_fn);
@@ -669,14 +643,12 @@ static void forever_fn(struct work_struct *work)
 
 TEST(flush_workqueue_ignores_later_arrivals)
 {
-	struct workqueue_struct *wqs[2] = {
-		create_workqueue("later"), create_singlethread_workqueue("later1"),
-	};
+	struct workqueue_struct *wqs[2];
 
+	wq_create_both(wqs, "later");
 	for (int q = 0; q < 2; q++) {
 		struct forever f = { .wq = wqs[q] };
 
-		ASSERT_NOT_NULL(wqs[q]);
 		INIT_WORK(&f.work, forever_fn);
 		ASSERT_EQ(queue_work(f.wq, &f.work), 1);
 		for (int i = 0; i < 20; i++)
@@ -697,15 +669,13 @@ static void flush_wq_call(void *arg)
 
 TEST(flush_workqueue_ignores_pending_timers)
 {
-	struct workqueue_struct *wqs[2] = {
-		create_workqueue("ftimer"), create_singlethread_workqueue("ftimer1"),
-	};
+	struct workqueue_struct *wqs[2];
 
+	wq_create_both(wqs, "ftimer");
 	for (int q = 0; q < 2; q++) {
 		struct bg_call c;
 		struct probe p;
 
-		ASSERT_NOT_NULL(wqs[q]);
 		probe_init(&p, wqs[q]);
 		ASSERT_EQ(queue_delayed_work(wqs[q], &p.dw, 1000 * HZ), 1);
 		bg_call_start(&c, flush_wq_call, wqs[q]);
@@ -736,10 +706,9 @@ static void open_gate_later(void *arg)
  */
 TEST(flush_workqueue_waits_for_expired_timers)
 {
-	struct workqueue_struct *wqs[2] = {
-		create_workqueue("fexp"), create_singlethread_workqueue("fexp1"),
-	};
+	struct workqueue_struct *wqs[2];
 
+	wq_create_both(wqs, "fexp");
 	for (int q = 0; q < 2; q++) {
 		struct blocker b[64];
 		struct bg_call c, g;
@@ -747,7 +716,6 @@ TEST(flush_workqueue_waits_for_expired_timers)
 		struct tsem gate;
 		int n = hws_workqueue_nr_workers(wqs[q]);
 
-		ASSERT_NOT_NULL(wqs[q]);
 		ASSERT_TRUE(n <= 64);
 		probe_init(&p, wqs[q]);
 		/* The item holds its worker a while: run after the flush's

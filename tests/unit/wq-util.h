@@ -217,6 +217,31 @@ static inline int count_threads_named(const char *prefix)
 	return n;
 }
 
+/* create_workqueue(@name), which must succeed, and its number of workers. */
+static inline struct workqueue_struct *wq_create_counted(const char *name, int *ret_n)
+{
+	struct workqueue_struct *wq = create_workqueue(name);
+
+	ASSERT_NOT_NULL(wq);
+	*ret_n = hws_workqueue_nr_workers(wq);
+	return wq;
+}
+
+/*
+ * One queue of each kind that checks hold for alike: a worker per CPU
+ * (named @name) and a single thread (@name "1"). The test destroys them.
+ */
+static inline void wq_create_both(struct workqueue_struct *wqs[2], const char *name)
+{
+	char single[32];
+
+	snprintf(single, sizeof(single), "%s1", name);
+	wqs[0] = create_workqueue(name);
+	wqs[1] = create_singlethread_workqueue(single);
+	ASSERT_NOT_NULL(wqs[0]);
+	ASSERT_NOT_NULL(wqs[1]);
+}
+
 static inline int online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -385,6 +410,17 @@ static inline int probe_runs(struct probe *p)
 	return atomic_load(&p->runs);
 }
 
+/* Checks that the probe's last run was on worker @worker of queue @wqname. */
+static inline void probe_check_ran_on(struct probe *p, const char *wqname, int worker)
+{
+	char got[16], want[16], num[16];
+
+	snprintf(num, sizeof(num), "/%d", worker);
+	expected_thread_name(want, wqname, num);
+	probe_thread(p, got);
+	ASSERT_STR_EQ(got, want);
+}
+
 /* Waits for n runs of the probe to end. */
 #define PROBE_WAIT_RUNS(p, n)                                                 \
 	do {                                                                  \
@@ -442,6 +478,28 @@ static inline void wq_fixture_stop(struct wq_fixture *f)
 	if (f->flags & WQF_GATE)
 		tsem_destroy(&f->gate);
 }
+
+/*
+ * A test case run on a fresh fixture: WQ_TEST(name, "wqname", WQF_...)
+ * { ... } starts the fixture, runs the body with it as f, and stops it after
+ * the body returns, so the set-up and tear-down exist once. Items a body
+ * declares itself live in its stack frame, which ends before the queue is
+ * destroyed: the body flushes them before it returns.
+ * tests/cmake/HwsCases.cmake reads these lines as it reads TEST() and
+ * TEST_TIMEOUT().
+ */
+#define WQ_TEST_TIMEOUT(name, seconds, wqname, flags)                         \
+	static void wq_test_##name(struct wq_fixture *f);                     \
+	TEST_TIMEOUT(name, seconds)                                           \
+	{                                                                     \
+		struct wq_fixture fixture;                                    \
+									      \
+		wq_fixture_start(&fixture, (wqname), (flags));                \
+		wq_test_##name(&fixture);                                     \
+		wq_fixture_stop(&fixture);                                    \
+	}                                                                     \
+	static void wq_test_##name(struct wq_fixture *f)
+#define WQ_TEST(name, wqname, flags) WQ_TEST_TIMEOUT(name, HWS_TEST_DEFAULT_TIMEOUT, wqname, flags)
 
 /*
  * Lets the blocked worker go, waits for everything queued, and checks that

@@ -24,7 +24,7 @@ struct options {
 	const char *dev; /* NULL: every camera */
 };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "cameras",
 	.head = "Usage: hwsight cameras [-j] [DEVICE]\n"
 		"\n"
@@ -33,11 +33,8 @@ static const struct tool_command command = {
 		"rate it offers. Rates that are a whole number of 1/300 s ticks, the ones\n"
 		"'hwsight capture' paces exactly, are marked with '*'.\n"
 		"\n",
-	.options = (const struct tool_option[]){
-		{ "json", 'j', NULL, "JSON output: a list of cameras, each with its modes" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+	.options = TOOL_OPTIONS(
+		{ "json", 'j', NULL, "JSON output: a list of cameras, each with its modes" }),
 	.column = 16,
 	.tail = "\n"
 		"Formats marked 'emulated' are converted from the device's own by libv4lconvert\n"
@@ -55,7 +52,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ 0 };
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;

@@ -42,11 +42,11 @@ struct options {
 
 enum { OPT_FPS = 256, OPT_SKIP, OPT_STATS, OPT_CONVERT, OPT_TIMEOUT };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "capture",
 	.head = "Usage: hwsight capture [OPTION...]\n"
 		"Capture frames from a V4L2 camera, paced on the 300 Hz grid.\n\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "device", 'd', "DEV", "the camera (default: the first one)" },
 		{ "size", 's', "WxH", "frame size, e.g. 640x480" },
 		{ "format", 'f', "FOURCC", "pixel format, e.g. YUYV, MJPG, RGB3, XR15-BE" },
@@ -61,10 +61,7 @@ static const struct tool_command command = {
 		{ "stats", OPT_STATS, "FILE", "write the pacing statistics as JSON at the end (- for stdout)" },
 		{ "quality", 'q', "Q", "JPEG quality 1-100 (default 85)" },
 		{ "convert", OPT_CONVERT, NULL, "let libv4lconvert make a format the camera lacks" },
-		{ "timeout", OPT_TIMEOUT, "MS", "give up when no frame comes for MS ms (default 2000)" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		{ "timeout", OPT_TIMEOUT, "MS", "give up when no frame comes for MS ms (default 2000)" }),
 	.column = 24,
 };
 
@@ -144,7 +141,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	long v;
 	int c;
 
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': o->device = optarg; break;
 		case 's': {
@@ -201,7 +198,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->timeout_ms = (int)v;
 			break;
 		default: /* -h too */
-			return tool_help_or_usage_error(c, &command);
+			return hws__cli_help_or_usage_error(c, &command);
 		}
 	}
 	if (optind < argc) {

@@ -39,7 +39,7 @@ struct report {
 	size_t found;
 };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "detect",
 	.head = "Usage: hwsight detect [-b BUS] [-j]\n"
 		"\n"
@@ -48,14 +48,11 @@ static const struct tool_command command = {
 		"addresses a chip can have, and an address a driver owns is reported, never\n"
 		"read. Scanning /dev/i2c-N needs root and the i2c-dev module.\n"
 		"\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "bus", 'b', "N",
 		  "scan /dev/i2c-N only (default: every I2C bus, and the\n"
 		  "Super-I/O chips the kernel found)" },
-		{ "json", 'j', NULL, "JSON output" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		{ "json", 'j', NULL, "JSON output" }),
 	.column = 16,
 	.tail = "\n"
 		"Chips: Winbond W83793 (I2C 0x2c-0x2f, driver w83793). National PC87427\n"
@@ -73,7 +70,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .bus = -1 };
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'b':
 			if (tool_parse_long(optarg, 0, INT_MAX, &v) < 0) {

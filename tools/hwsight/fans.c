@@ -37,22 +37,19 @@ struct options {
 
 enum { OPT_CALIBRATE = 256, OPT_SETTLE, OPT_TACH };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "fans",
 	.head = "Usage: hwsight fans [OPTION...] [CHIP...]\n"
 		"       hwsight fans --calibrate CHIP/OUTPUT [--settle MS] [--tach fanN] [-j]\n"
 		"List every controllable fan output: its mode, duty or target, and speed.\n\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "json", 'j', NULL, "JSON, with the keys the table has" },
 		{ "calibrate", OPT_CALIBRATE, "OUTPUT",
 		  "take OUTPUT (CHIP/pwmN), step its duty from 255 down\n"
 		  "to find where the fan stops, then up to where it\n"
 		  "starts, and give it back as it was (root)" },
 		{ "settle", OPT_SETTLE, "MS", "wait MS per step before reading the tach (default 3000)" },
-		{ "tach", OPT_TACH, "fanN", "the tach that measures the output (default: its number)" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		{ "tach", OPT_TACH, "fanN", "the tach that measures the output (default: its number)" }),
 	.column = 25,
 	.tail = "\nCHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
 };
@@ -61,7 +58,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case OPT_CALIBRATE: o->calibrate = optarg; break;
@@ -74,7 +71,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			break;
 		default:
-			return tool_help_or_usage_error(c, &command);
+			return hws__cli_help_or_usage_error(c, &command);
 		}
 	}
 	o->patterns = argv + optind;

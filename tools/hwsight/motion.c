@@ -28,13 +28,13 @@ struct motion_args {
 
 enum { OPT_FIXED = 256, OPT_POLL, OPT_CALIBRATE, OPT_SYSFS };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "motion",
 	.head = "Usage: hwsight motion [OPTION...]\n"
 		"Show the motion sensor's readings (ams, applesmc or lis3lv02d), in thousandths\n"
 		"of g, the machine's orientation, and sudden motion and free fall.\n"
 		"\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "once", '1', NULL, "print one sample and exit" },
 		{ "count", 'n', "N", "stop after N samples" },
 		{ "interval", 'i', "MS",
@@ -51,10 +51,7 @@ static const struct tool_command command = {
 		  "first measure the rest position (one second; the\n"
 		  "machine must lie still, flat and face up)" },
 		{ "sysfs", OPT_SYSFS, "DIR", "look for the sensor under DIR, not /sys" },
-		{ "verbose", 'v', NULL, "say which device is read, and how" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		{ "verbose", 'v', NULL, "say which device is read, and how" }),
 	.column = 26,
 	.arg_sep = '=',
 	.tail = "\n"
@@ -79,7 +76,7 @@ static int parse_args(int argc, char **argv, struct motion_args *a)
 	long v;
 	int c;
 
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case '1':
 			a->once = true;
@@ -117,7 +114,7 @@ static int parse_args(int argc, char **argv, struct motion_args *a)
 			a->verbose = true;
 			break;
 		case 'h':
-			tool_usage(stdout, &command);
+			hws__cli_usage(stdout, &command);
 			return 0;
 		case ':':
 			fprintf(stderr, PREFIX "option '%s' needs a value; see 'hwsight motion --help'\n",

@@ -36,11 +36,11 @@ struct options {
 
 enum { OPT_WATCH = 256, OPT_READER };
 
-static const struct tool_command command = {
+static const struct hws__cli_command command = {
 	.name = "sensors",
 	.head = "Usage: hwsight sensors [OPTION...] [CHIP...]\n"
 		"Read every hardware monitor chip, like sensors(1).\n\n",
-	.options = (const struct tool_option[]){
+	.options = TOOL_OPTIONS(
 		{ "raw", 'u', NULL, "show raw subfeatures" },
 		{ "json", 'j', NULL, "JSON, in the shape of sensors -j (null for unreadable values)" },
 		{ "config", 'c', "FILE", "use FILE instead of /etc/sensors3.conf and /etc/sensors.d" },
@@ -49,10 +49,7 @@ static const struct tool_command command = {
 		{ "watch", OPT_WATCH, "SECONDS", "read again every SECONDS until interrupted" },
 		{ "reader", OPT_READER, "NAME",
 		  "fast (one io_uring batch a reading), pread (one pread\n"
-		  "per value) or libsensors (sensors_get_value per value)" },
-		TOOL_OPTION_HELP,
-		{ .name = NULL },
-	},
+		  "per value) or libsensors (sensors_get_value per value)" }),
 	.column = 23,
 	.tail = "\nCHIP is a libsensors chip name pattern: w83793-*, *-isa-*, applesmc-isa-0300.\n",
 };
@@ -68,7 +65,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	char *end;
 	int c;
 
-	while ((c = tool_next_option(&command, argc, argv)) != -1) {
+	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'u': o->output = OUT_RAW; break;
 		case 'j': o->output = OUT_JSON; break;
@@ -98,7 +95,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->reader_set = true;
 			break;
 		default: /* -h too */
-			return tool_help_or_usage_error(c, &command);
+			return hws__cli_help_or_usage_error(c, &command);
 		}
 	}
 	/* One reading goes through libsensors, as sensors(1) does; repeated
