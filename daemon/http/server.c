@@ -40,8 +40,10 @@
 #include "../view.h"
 #include "pages.h"
 
-/* Four serve 50 viewers of a 25 fps camera on a 2-vCPU guest without
- * a late frame (bench/README.md, HTTP); more cost memory for nothing. */
+/* Sending is cheap (a frame is one send a viewer): threads are for the
+ * requests that wait in theirs, a snapshot of an idle camera or a graph,
+ * which hold up only the connections of their own thread. Idle, a
+ * thread costs its stack's address space and nothing else. */
 #define POOL_THREADS 4u
 
 struct hwsd_http {
