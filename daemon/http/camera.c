@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hwsight/workqueue.h>
-
 #include "../live.h"
 #include "../log.h"
 #include "../view.h"
@@ -40,8 +38,7 @@ static enum MHD_Result find_camera(struct hwsd_http_request *req, struct hwsd_li
 struct viewer {
 	const struct hwsd_view *view;
 	struct hwsd_http *http;
-	struct MHD_Connection *c;
-	struct hwsd_live_waiter waiter;  /* on live's list while c is suspended */
+	struct hwsd_http_waiter waiter;  /* on live's list while suspended */
 	struct hwsd_live *live;
 	struct hwsd_jpeg *frame;
 	uint64_t seq;
@@ -55,7 +52,7 @@ struct viewer {
 static int try_frame(struct hwsd_live *l, uint64_t after, struct viewer *v, struct hwsd_jpeg **ret)
 {
 	if (v)
-		return hwsd_http_poll_frame(v->http, v->c, l, after, &v->waiter, ret);
+		return hwsd_http_poll_frame(v->http, &v->waiter, l, after, ret);
 	return hwsd_live_next(l, after, SNAPSHOT_WAIT_MS, true, ret);
 }
 
@@ -188,13 +185,6 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	return (ssize_t)n;
 }
 
-static void resume_viewer(struct hwsd_live_waiter *w)
-{
-	struct viewer *v = container_of(w, struct viewer, waiter);
-
-	MHD_resume_connection(v->c);
-}
-
 static void stream_free(void *cls)
 {
 	struct viewer *v = cls;
@@ -202,7 +192,7 @@ static void stream_free(void *cls)
 	/* Off the list by now: libmicrohttpd frees no suspended
 	 * connection, and a woken viewer was taken off. Leaving it here
 	 * too makes that this file's rule rather than libmicrohttpd's. */
-	hwsd_live_unwait(v->live, &v->waiter);
+	hwsd_live_unwait(v->live, &v->waiter.w);
 	hwsd_live_viewers(v->live, -1);
 	hwsd_jpeg_unref(v->frame);
 	hwsd_live_unref(v->live);
@@ -226,8 +216,7 @@ enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req)
 	}
 	v->view = req->view;
 	v->http = req->http;
-	v->c = req->c;
-	v->waiter.wake = resume_viewer;
+	hwsd_http_waiter_init(&v->waiter, req->c);
 	v->live = l;
 	hwsd_live_viewers(l, +1);
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, v, stream_free);

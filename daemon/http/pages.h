@@ -11,10 +11,13 @@
  * for longer than a copy.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <microhttpd.h>
+
+#include "../live.h"
 
 struct hwsd_http;
 struct hwsd_jpeg;
@@ -37,16 +40,25 @@ enum MHD_Result hwsd_http_reply(struct MHD_Connection *c, unsigned status, const
 enum MHD_Result hwsd_http_fail(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A stream's viewer waiting for a frame with its connection suspended. */
+struct hwsd_http_waiter {
+	struct hwsd_live_waiter w;
+	struct MHD_Connection *c;
+	atomic_int state;          /* server.c: where it is in the suspension */
+};
+
+void hwsd_http_waiter_init(struct hwsd_http_waiter *hw, struct MHD_Connection *c);
+
 /*
- * hwsd_http_poll_frame - for a stream's content reader on @c: a frame of
- * @l newer than @after_seq (hwsd_live_poll()), or @c suspended until @w
- * is woken, whose wake must resume @c.
+ * hwsd_http_poll_frame - for a stream's content reader on @hw's
+ * connection: a frame of @l newer than @after_seq (hwsd_live_poll()), or
+ * the connection suspended until the next frame or the camera's close.
  * Return: 0 with a reference in @ret; -EAGAIN, suspended (the reader
  * answers 0 bytes, and is called again once resumed); -ESHUTDOWN, the
  * camera closed; -ECANCELED, the server stopping.
  */
-int hwsd_http_poll_frame(struct hwsd_http *h, struct MHD_Connection *c, struct hwsd_live *l, uint64_t after_seq,
-			 struct hwsd_live_waiter *w, struct hwsd_jpeg **ret);
+int hwsd_http_poll_frame(struct hwsd_http *h, struct hwsd_http_waiter *hw, struct hwsd_live *l,
+			 uint64_t after_seq, struct hwsd_jpeg **ret);
 
 /* metrics.c: the Prometheus text exposition format, version 0.0.4. */
 int hwsd_http_metrics(const struct hwsd_view *view, FILE *f);

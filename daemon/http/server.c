@@ -26,11 +26,14 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <microhttpd.h>
+
+#include <hwsight/workqueue.h>
 
 #include "memstream-util.h"
 
@@ -263,20 +266,49 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return page ? serve_page(&req, page) : route->serve(&req);
 }
 
-int hwsd_http_poll_frame(struct hwsd_http *h, struct MHD_Connection *c, struct hwsd_live *l, uint64_t after_seq,
-			 struct hwsd_live_waiter *w, struct hwsd_jpeg **ret)
+/*
+ * libmicrohttpd's resume is undefined on a connection that is not
+ * suspended, and a frame may come between a viewer joining the waiters
+ * and its suspension. A wake that finds the viewer still SUSPENDING
+ * leaves the resume to it, once suspended.
+ */
+enum { WAITER_AWAKE, WAITER_SUSPENDING, WAITER_SUSPENDED, WAITER_WOKEN };
+
+static void waiter_wake(struct hwsd_live_waiter *w)
 {
+	struct hwsd_http_waiter *hw = container_of(w, struct hwsd_http_waiter, w);
+	struct MHD_Connection *c = hw->c;   /* hw may be gone once resumed */
+
+	if (atomic_exchange(&hw->state, WAITER_WOKEN) == WAITER_SUSPENDED)
+		MHD_resume_connection(c);
+}
+
+void hwsd_http_waiter_init(struct hwsd_http_waiter *hw, struct MHD_Connection *c)
+{
+	*hw = (struct hwsd_http_waiter){ .w.wake = waiter_wake, .c = c };
+	atomic_init(&hw->state, WAITER_AWAKE);
+}
+
+int hwsd_http_poll_frame(struct hwsd_http *h, struct hwsd_http_waiter *hw, struct hwsd_live *l,
+			 uint64_t after_seq, struct hwsd_jpeg **ret)
+{
+	int expected = WAITER_SUSPENDING;
 	int r;
 
+	/* Before it can be woken: set before it joins the list. */
+	atomic_store(&hw->state, WAITER_SUSPENDING);
 	/* Under the lock that hwsd_http_stop() sets stopping with: a viewer
 	 * either sees it, or is on a list that hwsd_http_stop() wakes. */
 	pthread_mutex_lock(&h->lock);
-	r = h->stopping ? -ECANCELED : hwsd_live_poll(l, after_seq, w, ret);
+	r = h->stopping ? -ECANCELED : hwsd_live_poll(l, after_seq, &hw->w, ret);
 	pthread_mutex_unlock(&h->lock);
-	/* Woken already? Then libmicrohttpd was told to resume first, and
-	 * this suspension does nothing. */
-	if (r == -EAGAIN)
-		MHD_suspend_connection(c);
+	if (r != -EAGAIN) {
+		atomic_store(&hw->state, WAITER_AWAKE);
+		return r;
+	}
+	MHD_suspend_connection(hw->c);
+	if (!atomic_compare_exchange_strong(&hw->state, &expected, WAITER_SUSPENDED))
+		MHD_resume_connection(hw->c);   /* woken before it was suspended */
 	return r;
 }
 
