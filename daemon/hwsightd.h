@@ -14,8 +14,9 @@
  * and reloads; every poll, capture and motion sample runs as a work item
  * on a single-threaded freezeable workqueue (one for the pollers, one for
  * motion, one per camera), which is what serialises access to the
- * sensors context, the alarm table and each camera. The HTTP side has a
- * thread per connection and sees only what is published for it.
+ * sensors context, the alarm table and each camera. The HTTP side has
+ * libmicrohttpd's pool of four threads (http/server.c) and sees only what
+ * is published for it.
  *
  * Field tags say who may touch a field while the jobs run:
  *   P:  only work on the poll queue (hwsd_assert_on(d->poll_wq));

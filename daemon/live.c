@@ -81,6 +81,20 @@ struct hwsd_live *hwsd_live_unref(struct hwsd_live *l)
 	return NULL;
 }
 
+/* Called with l->lock held: the waiters leave the list, each woken once. */
+static void wake_waiters(struct hwsd_live *l)
+{
+	struct hwsd_live_waiter *w;
+
+	while ((w = l->waiters)) {
+		l->waiters = w->next;
+		w->next = NULL;
+		w->waiting = false;
+		/* Last touch: the woken viewer may be freed at once. */
+		w->wake(w);
+	}
+}
+
 void hwsd_live_close(struct hwsd_live *l)
 {
 	pthread_mutex_lock(&l->lock);
@@ -88,6 +102,7 @@ void hwsd_live_close(struct hwsd_live *l)
 	l->wake = NULL;
 	l->status.streaming = false;
 	pthread_cond_broadcast(&l->cond);
+	wake_waiters(l);
 	pthread_mutex_unlock(&l->lock);
 }
 
@@ -118,6 +133,7 @@ int hwsd_live_publish(struct hwsd_live *l, const void *jpeg, size_t size, uint64
 	j->seq = old ? old->seq + 1 : 1;
 	l->latest = j;
 	pthread_cond_broadcast(&l->cond);
+	wake_waiters(l);
 	pthread_mutex_unlock(&l->lock);
 	hwsd_jpeg_unref(old);
 	return 0;
@@ -175,14 +191,15 @@ void hwsd_live_set_present(struct hwsd_live *l, bool present)
 	pthread_mutex_unlock(&l->lock);
 }
 
-int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, bool linger,
-		   struct hwsd_jpeg **ret)
+/*
+ * Called with l->lock held by a viewer about to take a frame: what is new
+ * to one that has seen @after_seq, the camera kept going for a snapshot
+ * (@linger) and woken if idle.
+ */
+static uint64_t want_frame(struct hwsd_live *l, uint64_t after_seq, bool linger)
 {
 	int64_t now = mono_ms();
-	struct timespec until = deadline_in(timeout_ms);
-	int r = 0;
 
-	pthread_mutex_lock(&l->lock);
 	/* How old a frame is, on the clock that steps never move: after
 	 * `date -s` or an NTP step the wall clock would make an hour-old
 	 * frame look new, or a new one look an hour old. An older frame
@@ -194,19 +211,67 @@ int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, bool
 	/* The capture queue may have gone idle; a no-op when it runs. */
 	if (l->wake)
 		l->wake(l->userdata);
-	while (!l->closed && (!l->latest || l->latest->seq <= after_seq) && r == 0)
-		r = pthread_cond_timedwait(&l->cond, &l->lock, &until);
-	if (l->closed) {
-		r = -ESHUTDOWN;
-	} else if (l->latest && l->latest->seq > after_seq) {
-		atomic_fetch_add(&l->latest->ref, 1);
-		*ret = l->latest;
-		r = 0;
-	} else {
-		r = -ETIMEDOUT;
+	return after_seq;
+}
+
+/* Called with l->lock held. Return: 0 with a reference to a frame newer
+ * than @after_seq in @ret, -ESHUTDOWN, or -EAGAIN (none yet). */
+static int take_frame(struct hwsd_live *l, uint64_t after_seq, struct hwsd_jpeg **ret)
+{
+	if (l->closed)
+		return -ESHUTDOWN;
+	if (!l->latest || l->latest->seq <= after_seq)
+		return -EAGAIN;
+	atomic_fetch_add(&l->latest->ref, 1);
+	*ret = l->latest;
+	return 0;
+}
+
+int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, bool linger,
+		   struct hwsd_jpeg **ret)
+{
+	struct timespec until = deadline_in(timeout_ms);
+	int r, timedout = 0;
+
+	pthread_mutex_lock(&l->lock);
+	after_seq = want_frame(l, after_seq, linger);
+	while ((r = take_frame(l, after_seq, ret)) == -EAGAIN && !timedout)
+		timedout = pthread_cond_timedwait(&l->cond, &l->lock, &until);
+	pthread_mutex_unlock(&l->lock);
+	return r == -EAGAIN ? -ETIMEDOUT : r;
+}
+
+int hwsd_live_poll(struct hwsd_live *l, uint64_t after_seq, struct hwsd_live_waiter *w,
+		   struct hwsd_jpeg **ret)
+{
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	r = take_frame(l, want_frame(l, after_seq, false), ret);
+	if (r == -EAGAIN && !w->waiting) {
+		w->next = l->waiters;
+		l->waiters = w;
+		w->waiting = true;
 	}
 	pthread_mutex_unlock(&l->lock);
 	return r;
+}
+
+bool hwsd_live_unwait(struct hwsd_live *l, struct hwsd_live_waiter *w)
+{
+	bool was;
+
+	pthread_mutex_lock(&l->lock);
+	was = w->waiting;
+	for (struct hwsd_live_waiter **p = &l->waiters; was && *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	w->next = NULL;
+	w->waiting = false;
+	pthread_mutex_unlock(&l->lock);
+	return was;
 }
 
 void hwsd_live_viewers(struct hwsd_live *l, int delta)
@@ -290,6 +355,17 @@ struct hwsd_live *hwsd_live_set_find(struct hwsd_live_set *s, const char *name, 
 			found = hwsd_live_ref(s->lives[i]);
 	pthread_mutex_unlock(&s->lock);
 	return found;
+}
+
+void hwsd_live_set_wake(struct hwsd_live_set *s)
+{
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n; i++) {
+		pthread_mutex_lock(&s->lives[i]->lock);
+		wake_waiters(s->lives[i]);
+		pthread_mutex_unlock(&s->lives[i]->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 int hwsd_live_set_list(struct hwsd_live_set *s, struct hwsd_live ***ret)

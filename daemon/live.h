@@ -34,6 +34,18 @@ struct hwsd_jpeg {
 
 struct hwsd_jpeg *hwsd_jpeg_unref(struct hwsd_jpeg *j);
 
+/*
+ * A viewer waiting for a camera's next frame without a thread of its own
+ * (a stream's connection suspended in libmicrohttpd): hwsd_live_poll()
+ * puts it on the camera's list, and the next frame or the camera's close
+ * takes it off and calls @wake, once, under the camera's lock.
+ */
+struct hwsd_live_waiter {
+	struct hwsd_live_waiter *next;     /* L: the camera's lock */
+	bool waiting;                      /* L */
+	void (*wake)(struct hwsd_live_waiter *w);
+};
+
 /* What /metrics and /api/v1/cameras show of a camera. */
 struct hwsd_camera_status {
 	bool present;              /* its device node exists */
@@ -65,6 +77,7 @@ struct hwsd_live {
 	struct hws_capture_stats base;     /* L: the streams before this one */
 	void (*wake)(void *userdata);      /* L: start capturing; NULL once closed */
 	void *userdata;
+	struct hwsd_live_waiter *waiters;  /* L: woken by the next frame or the close */
 };
 
 int hwsd_live_new(const char *name, void (*wake)(void *), void *userdata, struct hwsd_live **ret);
@@ -100,6 +113,18 @@ void hwsd_live_set_present(struct hwsd_live *l, bool present);
  */
 int hwsd_live_next(struct hwsd_live *l, uint64_t after_seq, int timeout_ms, bool linger,
 		   struct hwsd_jpeg **ret);
+/*
+ * hwsd_live_poll - hwsd_live_next() that does not wait
+ * A frame newer than @after_seq now (counted as hwsd_live_next() counts
+ * it, the capture woken if idle), or @w put on the camera's list to be
+ * woken by the next frame or the close; a viewer counted by
+ * hwsd_live_viewers() keeps the camera going meanwhile.
+ * Return: 0 with a reference in @ret, -EAGAIN (@w waits), or -ESHUTDOWN.
+ */
+int hwsd_live_poll(struct hwsd_live *l, uint64_t after_seq, struct hwsd_live_waiter *w,
+		   struct hwsd_jpeg **ret);
+/* Take @w off @l's list if it is on it. Return: whether it was. */
+bool hwsd_live_unwait(struct hwsd_live *l, struct hwsd_live_waiter *w);
 void hwsd_live_viewers(struct hwsd_live *l, int delta);
 void hwsd_live_status(struct hwsd_live *l, struct hwsd_camera_status *ret);
 
@@ -124,6 +149,8 @@ void hwsd_live_set_pause(struct hwsd_live_set *s, bool paused);
 /* A reference to the camera called @name, or NULL; while paused, waits
  * up to @timeout_ms for the new set. */
 struct hwsd_live *hwsd_live_set_find(struct hwsd_live_set *s, const char *name, int timeout_ms);
+/* Wake every waiter of every camera in @s (the HTTP side stopping). */
+void hwsd_live_set_wake(struct hwsd_live_set *s);
 /* References to every camera (free with hwsd_live_set_release), NULL for
  * none. Return: n or -ENOMEM. */
 int hwsd_live_set_list(struct hwsd_live_set *s, struct hwsd_live ***ret);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The daemon's HTTP side as a client on the network meets it: the real
- * server (daemon/http/, libmicrohttpd with a thread per connection),
+ * server (daemon/http/, libmicrohttpd's pool of poll() threads),
  * started once on 127.0.0.1 with an ephemeral port and a chip's readings
  * to serve, and sent each input over a loopback connection:
  *  - first byte % 6 is 0 or 1: the rest is the whole request, raw;

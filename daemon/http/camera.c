@@ -16,10 +16,8 @@
 #include "pages.h"
 
 #define BOUNDARY "hwsightframe"
-/* How long a viewer waits for a frame before saying so. */
+/* How long a snapshot waits for a frame before saying so. */
 #define SNAPSHOT_WAIT_MS 5000
-/* A stream's wait between checks that its client is still there. */
-#define STREAM_WAIT_MS 1000
 /* How long a request waits for a reload to bring its camera back. */
 #define RELOAD_WAIT_MS 5000
 
@@ -36,18 +34,41 @@ static enum MHD_Result find_camera(struct hwsd_http_request *req, struct hwsd_li
 	return MHD_YES;
 }
 
+/* A viewer of the stream: the frame being sent, and how far. */
+struct viewer {
+	const struct hwsd_view *view;
+	struct hwsd_http *http;
+	struct hwsd_http_waiter waiter;  /* on live's list while suspended */
+	struct hwsd_live *live;
+	struct hwsd_jpeg *frame;
+	uint64_t seq;
+	char head[192];
+	size_t head_len;
+	size_t sent;               /* of head, then data, then "\r\n" */
+};
+
+/* A frame of @l newer than @after: a viewer @v of the stream polls, its
+ * connection suspended until one comes; a snapshot (@v NULL) waits. */
+static int try_frame(struct hwsd_live *l, uint64_t after, struct viewer *v, struct hwsd_jpeg **ret)
+{
+	if (v)
+		return hwsd_http_poll_frame(v->http, &v->waiter, l, after, ret);
+	return hwsd_live_next(l, after, SNAPSHOT_WAIT_MS, true, ret);
+}
+
 /*
  * A frame newer than *@after from camera *@l. A reload closes the camera
  * under its viewers: they follow the camera of the same name in the new
- * set (a @viewer counting there instead) and start again from its first
- * frame. A @viewer of the stream is counted, and keeps the camera going
- * only while it watches. -ESHUTDOWN once the camera is gone for good.
+ * set (a viewer @v counting there instead) and start again from its first
+ * frame. A viewer of the stream is counted, and keeps the camera going
+ * only while it watches; a snapshot keeps it a while after.
+ * Return: as try_frame(); -ESHUTDOWN once the camera is gone for good.
  */
-static int next_frame(const struct hwsd_view *view, struct hwsd_live **l, uint64_t *after, int timeout_ms,
-		      bool viewer, struct hwsd_jpeg **ret)
+static int next_frame(const struct hwsd_view *view, struct hwsd_live **l, uint64_t *after, struct viewer *v,
+		      struct hwsd_jpeg **ret)
 {
 	struct hwsd_live *again;
-	int r = hwsd_live_next(*l, *after, timeout_ms, !viewer, ret);
+	int r = try_frame(*l, *after, v, ret);
 
 	if (r != -ESHUTDOWN)
 		return r;
@@ -56,14 +77,14 @@ static int next_frame(const struct hwsd_view *view, struct hwsd_live **l, uint64
 		hwsd_live_unref(again);
 		return -ESHUTDOWN;
 	}
-	if (viewer) {
+	if (v) {
 		hwsd_live_viewers(again, +1);
 		hwsd_live_viewers(*l, -1);
 	}
 	hwsd_live_unref(*l);
 	*l = again;
 	*after = 0;
-	return hwsd_live_next(*l, 0, timeout_ms, !viewer, ret);
+	return try_frame(*l, 0, v, ret);
 }
 
 static enum MHD_Result no_frame(struct hwsd_http_request *req, struct hwsd_live *l, int r)
@@ -92,7 +113,7 @@ enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req)
 	ret = find_camera(req, &l);
 	if (!l)
 		return ret;
-	r = next_frame(req->view, &l, &after, SNAPSHOT_WAIT_MS, false, &j);
+	r = next_frame(req->view, &l, &after, NULL, &j);
 	if (r < 0) {
 		ret = no_frame(req, l, r);
 		hwsd_live_unref(l);
@@ -106,17 +127,6 @@ enum MHD_Result hwsd_http_snapshot(struct hwsd_http_request *req)
 	hwsd_live_unref(l);
 	return ret;
 }
-
-/* A viewer of the stream: the frame being sent, and how far. */
-struct viewer {
-	const struct hwsd_view *view;
-	struct hwsd_live *live;
-	struct hwsd_jpeg *frame;
-	uint64_t seq;
-	char head[192];
-	size_t head_len;
-	size_t sent;               /* of head, then data, then "\r\n" */
-};
 
 static size_t copy_part(char *buf, size_t max, const void *part, size_t len, size_t *off)
 {
@@ -135,13 +145,12 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 	(void)pos;
 	if (!v->frame) {
-		r = next_frame(v->view, &v->live, &v->seq, STREAM_WAIT_MS, true, &v->frame);
-		if (r == -ESHUTDOWN)
-			return MHD_CONTENT_READER_END_OF_STREAM;
-		/* Nothing yet: libmicrohttpd calls again, after checking the
-		 * client is still there and the server still running. */
-		if (r < 0)
+		r = next_frame(v->view, &v->live, &v->seq, v, &v->frame);
+		/* Nothing yet: suspended until a frame comes. */
+		if (r == -EAGAIN)
 			return 0;
+		if (r < 0)
+			return MHD_CONTENT_READER_END_OF_STREAM;
 		v->seq = v->frame->seq;
 		v->sent = 0;
 		/* X-Timestamp is the wall clock, for people; X-Capture-Timestamp
@@ -180,6 +189,10 @@ static void stream_free(void *cls)
 {
 	struct viewer *v = cls;
 
+	/* Off the list by now: libmicrohttpd frees no suspended
+	 * connection, and a woken viewer was taken off. Leaving it here
+	 * too makes that this file's rule rather than libmicrohttpd's. */
+	hwsd_live_unwait(v->live, &v->waiter.w);
 	hwsd_live_viewers(v->live, -1);
 	hwsd_jpeg_unref(v->frame);
 	hwsd_live_unref(v->live);
@@ -202,6 +215,8 @@ enum MHD_Result hwsd_http_stream(struct hwsd_http_request *req)
 		return MHD_NO;
 	}
 	v->view = req->view;
+	v->http = req->http;
+	hwsd_http_waiter_init(&v->waiter, req->c);
 	v->live = l;
 	hwsd_live_viewers(l, +1);
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, v, stream_free);

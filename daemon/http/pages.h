@@ -3,20 +3,31 @@
 #define HWSD_HTTP_PAGES_H
 
 /*
- * The pages of the HTTP side. Each connection has its own thread
- * (libmicrohttpd's thread-per-connection mode), so a page may wait, for a
- * frame say, without holding up the others; none may touch a device or
- * take a lock a poller holds for longer than a copy.
+ * The pages of the HTTP side. A few threads serve every connection
+ * (server.c), so a page that waits holds up the others on its thread: a
+ * stream waits for its frames suspended (hwsd_http_poll_frame()), and
+ * only a snapshot of an idle camera waits in its thread, for the
+ * camera's start. None may touch a device or take a lock a poller holds
+ * for longer than a copy.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <microhttpd.h>
 
+#include "../live.h"
+
+struct hwsd_http;
+struct hwsd_jpeg;
+struct hwsd_live;
+struct hwsd_live_waiter;
 struct hwsd_view;
 
 struct hwsd_http_request {
 	const struct hwsd_view *view;
+	struct hwsd_http *http;
 	struct MHD_Connection *c;
 	const char *url;
 	bool head;                  /* HEAD: headers only */
@@ -28,6 +39,26 @@ enum MHD_Result hwsd_http_reply(struct MHD_Connection *c, unsigned status, const
 /* A text/plain error reply saying why. */
 enum MHD_Result hwsd_http_fail(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* A stream's viewer waiting for a frame with its connection suspended. */
+struct hwsd_http_waiter {
+	struct hwsd_live_waiter w;
+	struct MHD_Connection *c;
+	atomic_int state;          /* server.c: where it is in the suspension */
+};
+
+void hwsd_http_waiter_init(struct hwsd_http_waiter *hw, struct MHD_Connection *c);
+
+/*
+ * hwsd_http_poll_frame - for a stream's content reader on @hw's
+ * connection: a frame of @l newer than @after_seq (hwsd_live_poll()), or
+ * the connection suspended until the next frame or the camera's close.
+ * Return: 0 with a reference in @ret; -EAGAIN, suspended (the reader
+ * answers 0 bytes, and is called again once resumed); -ESHUTDOWN, the
+ * camera closed; -ECANCELED, the server stopping.
+ */
+int hwsd_http_poll_frame(struct hwsd_http *h, struct hwsd_http_waiter *hw, struct hwsd_live *l,
+			 uint64_t after_seq, struct hwsd_jpeg **ret);
 
 /* metrics.c: the Prometheus text exposition format, version 0.0.4. */
 int hwsd_http_metrics(const struct hwsd_view *view, FILE *f);

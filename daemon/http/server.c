@@ -1,29 +1,53 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The HTTP side: libmicrohttpd with a thread per connection, serving what
- * the pollers and cameras publish (readings.h, live.h), never touching a
- * device. It listens on
+ * The HTTP side: libmicrohttpd serving what the pollers and cameras
+ * publish (readings.h, live.h), never touching a device. It listens on
  * 127.0.0.1:9787 unless told otherwise. Requests are small and bounded:
  * a connection gets 16 KiB for its request and headers (more is refused
  * by libmicrohttpd), 10 s of silence, and there are at most 64 at once,
  * 16 from one address.
+ *
+ * A pool of POOL_THREADS threads serves every connection, each with
+ * poll(). A stream's viewer waiting for the next frame is suspended
+ * (hwsd_http_poll_frame()) and resumed by the camera publishing it, so
+ * that fifty viewers cost four threads and no wake-up between frames,
+ * where a thread for each cost fifty threads waking in turn.
+ *
+ * poll(), not epoll: libmicrohttpd 0.9.75 (Debian 12) registers its
+ * sockets edge-triggered without EPOLLRDHUP, so a client that sends its
+ * request and its FIN together (shutdown(SHUT_WR), then waits for the
+ * answer, as fuzz/fuzz-http.c and `nc -N` do) has the end of its input
+ * noticed only at the 10 s timeout: the FIN's edge is spent on the read
+ * that took the request. poll() is level-triggered: the next read sees
+ * the end, as in the thread-per-connection mode. libmicrohttpd 1.0
+ * (commit 08f933a6, its bug 7192) watches EPOLLRDHUP and would do.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <microhttpd.h>
 
+#include <hwsight/workqueue.h>
+
 #include "memstream-util.h"
 
 #include "../http.h"
+#include "../live.h"
 #include "../log.h"
 #include "../view.h"
 #include "pages.h"
+
+/* Sending is cheap (a frame is one send a viewer): threads are for the
+ * requests that wait in theirs, a snapshot of an idle camera or a graph,
+ * which hold up only the connections of their own thread. Idle, a
+ * thread costs its stack's address space and nothing else. */
+#define POOL_THREADS 4u
 
 struct hwsd_http {
 	const struct hwsd_view *view;
@@ -31,6 +55,7 @@ struct hwsd_http {
 	struct hwsd_http_access *tls;   /* what libmicrohttpd was started with */
 	pthread_mutex_t lock;
 	struct hwsd_http_access *access; /* L: lock */
+	bool stopping;                  /* L: no viewer may be suspended any more */
 };
 
 static const char *const no_params[] = { NULL };
@@ -203,7 +228,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      void **req_cls)
 {
 	struct hwsd_http *h = cls;
-	struct hwsd_http_request req = { .view = h->view, .c = c, .url = url };
+	struct hwsd_http_request req = { .view = h->view, .http = h, .c = c, .url = url };
 	const struct page *page = NULL;
 	const struct route *route = NULL;
 	struct args_check args = { .allowed = no_params };
@@ -239,6 +264,52 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return hwsd_http_fail(c, MHD_HTTP_BAD_REQUEST, "%s takes no parameter \"%.64s\"\n",
 				      page ? page->path : route->path, args.bad);
 	return page ? serve_page(&req, page) : route->serve(&req);
+}
+
+/*
+ * libmicrohttpd's resume is undefined on a connection that is not
+ * suspended, and a frame may come between a viewer joining the waiters
+ * and its suspension. A wake that finds the viewer still SUSPENDING
+ * leaves the resume to it, once suspended.
+ */
+enum { WAITER_AWAKE, WAITER_SUSPENDING, WAITER_SUSPENDED, WAITER_WOKEN };
+
+static void waiter_wake(struct hwsd_live_waiter *w)
+{
+	struct hwsd_http_waiter *hw = container_of(w, struct hwsd_http_waiter, w);
+	struct MHD_Connection *c = hw->c;   /* hw may be gone once resumed */
+
+	if (atomic_exchange(&hw->state, WAITER_WOKEN) == WAITER_SUSPENDED)
+		MHD_resume_connection(c);
+}
+
+void hwsd_http_waiter_init(struct hwsd_http_waiter *hw, struct MHD_Connection *c)
+{
+	*hw = (struct hwsd_http_waiter){ .w.wake = waiter_wake, .c = c };
+	atomic_init(&hw->state, WAITER_AWAKE);
+}
+
+int hwsd_http_poll_frame(struct hwsd_http *h, struct hwsd_http_waiter *hw, struct hwsd_live *l,
+			 uint64_t after_seq, struct hwsd_jpeg **ret)
+{
+	int expected = WAITER_SUSPENDING;
+	int r;
+
+	/* Before it can be woken: set before it joins the list. */
+	atomic_store(&hw->state, WAITER_SUSPENDING);
+	/* Under the lock that hwsd_http_stop() sets stopping with: a viewer
+	 * either sees it, or is on a list that hwsd_http_stop() wakes. */
+	pthread_mutex_lock(&h->lock);
+	r = h->stopping ? -ECANCELED : hwsd_live_poll(l, after_seq, &hw->w, ret);
+	pthread_mutex_unlock(&h->lock);
+	if (r != -EAGAIN) {
+		atomic_store(&hw->state, WAITER_AWAKE);
+		return r;
+	}
+	MHD_suspend_connection(hw->c);
+	if (!atomic_compare_exchange_strong(&hw->state, &expected, WAITER_SUSPENDED))
+		MHD_resume_connection(hw->c);   /* woken before it was suspended */
+	return r;
 }
 
 /* Set while this thread starts libmicrohttpd: what it says then is why
@@ -341,14 +412,15 @@ int hwsd_http_start(const struct hwsd_view *view, const char *listen, struct hws
 	h->access = hwsd_http_access_ref(access);
 	pthread_mutex_init(&h->lock, NULL);
 	starting = true;
-	/* ITC: a connection that ends is closed at once, not at the next one. */
-	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-				  MHD_USE_ITC |
+	/* Suspend and resume bring an ITC: a resumed viewer, and a
+	 * connection that ends, are seen at once, not at the next event. */
+	h->mhd = MHD_start_daemon(MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 				  MHD_USE_ERROR_LOG | (cert ? MHD_USE_TLS : 0) |
 				  (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, handle, h,
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+				  MHD_OPTION_THREAD_POOL_SIZE, POOL_THREADS,
 				  MHD_OPTION_CONNECTION_LIMIT, 64u,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, 16u,
 				  MHD_OPTION_CONNECTION_TIMEOUT, 10u,
@@ -395,8 +467,15 @@ struct hwsd_http *hwsd_http_stop(struct hwsd_http *h)
 {
 	if (!h)
 		return NULL;
-	if (h->mhd)
+	if (h->mhd) {
+		/* libmicrohttpd will not stop with a connection suspended:
+		 * the waiting viewers are woken, and no more wait. */
+		pthread_mutex_lock(&h->lock);
+		h->stopping = true;
+		hwsd_live_set_wake(h->view->live);
+		pthread_mutex_unlock(&h->lock);
 		MHD_stop_daemon(h->mhd);
+	}
 	hwsd_http_access_unref(h->access);
 	hwsd_http_access_unref(h->tls);
 	pthread_mutex_destroy(&h->lock);
