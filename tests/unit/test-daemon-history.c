@@ -197,6 +197,16 @@ static int64_t aligned_now(unsigned step)
 	return (int64_t)time(NULL) / step * step;
 }
 
+/* A poll recorded, and the burst it queued, if any, written: the bursts
+ * are written by the history's own thread, in the background. */
+static int update_written(struct hwsd_history *h, const struct hws_chip *chip, unsigned step, int64_t when)
+{
+	int r = hwsd_history_update(h, chip, step, when);
+
+	flush_delayed_work(&h->burst);
+	return r;
+}
+
 TEST(records_what_was_polled)
 {
 	struct hwsd_history *h = NULL;
@@ -219,7 +229,7 @@ TEST(records_what_was_polled)
 		chip_set(&f, 1, 1000 + 10 * i);
 		chip_set(&f, 2, 1.25);
 		f.subs[2][0].error = i % 2 ? -EIO : 0;   /* in0 unreadable every other poll */
-		ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, base + 10 * i), 0);
+		ASSERT_EQ(update_written(h, &f.chip, 10, base + 10 * i), 0);
 	}
 	last_get(path_of(CHIP), &l);
 	ASSERT_EQ(l.when, base + 300);
@@ -267,7 +277,7 @@ TEST(archives_for_a_day_a_week_and_a_year)
 	setup();
 	chip_three(&f);
 	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
-	ASSERT_EQ(hwsd_history_update(h, &f.chip, 2, aligned_now(2)), 0);
+	ASSERT_EQ(update_written(h, &f.chip, 2, aligned_now(2)), 0);
 	info = rrd_info_r(path_of(CHIP));
 	ASSERT_NOT_NULL(info);
 	for (rrd_info_t *i = info; i; i = i->next) {
@@ -324,10 +334,10 @@ static void update_thrice(void *arg)
 {
 	struct twice *t = arg;
 
-	t->r[0] = hwsd_history_update(t->h, &t->f->chip, 1, t->when);
+	t->r[0] = update_written(t->h, &t->f->chip, 1, t->when);
 	chip_set(t->f, 0, 99);
-	t->r[1] = hwsd_history_update(t->h, &t->f->chip, 1, t->when);      /* same second */
-	t->r[2] = hwsd_history_update(t->h, &t->f->chip, 1, t->when - 5);  /* clock went back */
+	t->r[1] = update_written(t->h, &t->f->chip, 1, t->when);      /* same second */
+	t->r[2] = update_written(t->h, &t->f->chip, 1, t->when - 5);  /* clock went back */
 }
 
 TEST(same_second_skipped_quietly)
@@ -368,7 +378,7 @@ static void update_once(void *arg)
 {
 	struct change *c = arg;
 
-	c->r = hwsd_history_update(c->h, &c->f->chip, c->step, c->when);
+	c->r = update_written(c->h, &c->f->chip, c->step, c->when);
 }
 
 /* The history opened on dir, with the first update of c made. */
@@ -519,7 +529,7 @@ TEST(a_flush_writes_every_poll)
 	for (int i = 0; i < 3; i++, c.when += 10) {
 		update_once(&c);
 		ASSERT_EQ(c.r, 0);
-		ASSERT_EQ(hwsd_history_update(c.h, &g.chip, 10, c.when), 0);
+		ASSERT_EQ(update_written(c.h, &g.chip, 10, c.when), 0);
 	}
 	c.when -= 10;
 	ASSERT_EQ(count_files(CHIP, NULL, 0) + count_files("lm75", NULL, 0), 0);
@@ -766,7 +776,7 @@ TEST(truncated_file_is_set_aside)
 	setup();
 	chip_three(&f);
 	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
-	ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, aligned_now(10) - 10), 0);
+	ASSERT_EQ(update_written(h, &f.chip, 10, aligned_now(10) - 10), 0);
 	hwsd_history_free(h);
 	len = read_file(path_of(CHIP), good, sizeof(good));
 	ASSERT_GT(len, 4096);
@@ -776,12 +786,27 @@ TEST(truncated_file_is_set_aside)
 	teardown();
 }
 
+/* The burst of c finds the file locked; the lock held by @pid is let go
+ * (a byte on @release_fd); the next poll writes it all. */
+static void unlocked_then_written(struct change *c, int release_fd, pid_t pid)
+{
+	ASSERT_EQ(hwsd_history_flush(c->h), -EBUSY);
+	ASSERT_EQ(write(release_fd, "", 1), 1);
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+	c->when += 10;
+	update_once(c);
+	ASSERT_EQ(c->r, 0);
+	expect_last_update(c);
+}
+
 /* Another program (rrdtool dump, a backup) holding the file locked: the
- * poll is skipped, the file is not taken for a corrupt one. */
+ * polls wait in memory for the next burst, quietly, and the file is not
+ * taken for a corrupt one, not even when it is checked anew (a restart). */
 TEST(a_file_locked_elsewhere_is_left_alone)
 {
 	struct fake_chip f;
 	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
+	int64_t locked_at;
 	int done[2];
 	char *log;
 	pid_t pid;
@@ -791,24 +816,26 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 	history_started(&c);
 	ASSERT_EQ(pipe(done), 0);
 	pid = lock_elsewhere(F_WRLCK, done[0]);
-	/* Updating, and checking the file anew (a restart). */
 	c.when += 10;
+	locked_at = c.when;
+	chip_set(&f, 0, 41);
 	log = logged(update_once, &c);
-	ASSERT_EQ(c.r, -EBUSY);
+	ASSERT_EQ(c.r, 0);
+	ASSERT_STR_EQ(log, "");
+	free(log);
+	unlocked_then_written(&c, done[1], pid);
+	expect_value_at(locked_at, 41);
+
+	pid = lock_elsewhere(F_WRLCK, done[0]);
 	hwsd_history_free(c.h);
 	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	c.when += 10;
-	update_once(&c);
-	ASSERT_EQ(c.r, -EBUSY);
+	log = logged(update_once, &c);
+	ASSERT_EQ(c.r, 0);
 	ASSERT_STR_EQ(log, "");
 	free(log);
+	unlocked_then_written(&c, done[1], pid);
 	ASSERT_EQ(count_files(CHIP ".rrd", NULL, 0), 1);
-	ASSERT_EQ(write(done[1], "", 1), 1);
-	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
-	c.when += 10;
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
-	expect_last_update(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
@@ -866,6 +893,7 @@ static void add_an_hour(struct hwsd_history *h, struct fake_chip *f, const char 
 		chip_set(f, 2, 1.2 + 0.05 * sin(i / 10.0));
 		ASSERT_EQ(hwsd_history_update(h, &f->chip, 10, now - 10 * i), 0);
 	}
+	ASSERT_EQ(hwsd_history_flush(h), 0);
 }
 
 static struct hwsd_history *history_with_an_hour(struct fake_chip *f)
@@ -942,7 +970,7 @@ TEST(names_stay_in_the_directory)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		chip_three(&f);
 		f.chip.name = bad[i];
-		ASSERT_EQ(hwsd_history_update(h, &f.chip, 1, aligned_now(1)), -EINVAL);
+		ASSERT_EQ(update_written(h, &f.chip, 1, aligned_now(1)), -EINVAL);
 	}
 	snprintf(outside, sizeof(outside), "%s/evil.rrd", top);
 	ASSERT_EQ(access(outside, F_OK), -1);
@@ -972,7 +1000,7 @@ TEST(graphs_are_drawn_again_only_when_due)
 	ASSERT_TRUE(same_png(png[0], len[0], png[1], len[1]));
 	/* A sensor more: a new file, a new graph at once. */
 	chip_add(&f, "in1", "+12V", HWS_SENSOR_IN, 12.1);
-	ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, aligned_now(10) + 10), 0);
+	ASSERT_EQ(update_written(h, &f.chip, 10, aligned_now(10) + 10), 0);
 	ASSERT_EQ(hwsd_history_graph(h, CHIP, NULL, "1h", &png[2], &len[2]), 0);
 	ASSERT_FALSE(same_png(png[0], len[0], png[2], len[2]));
 	for (int i = 0; i < 3; i++)
@@ -1140,7 +1168,7 @@ TEST(one_graph_per_kind_with_its_limits)
 		expect_kind_graph(&t, &cases[i]);
 	/* A limit written since: the graph is drawn again, with it. */
 	chip_limit(&t.f, 0, HWS_ITEM_MAX, 70);
-	ASSERT_EQ(hwsd_history_update(t.g.h, &t.f.chip, 10, aligned_now(10) + 10), 0);
+	ASSERT_EQ(update_written(t.g.h, &t.f.chip, 10, aligned_now(10) + 10), 0);
 	t.g.kind = "temp";
 	graph_once(&t.g);
 	ASSERT_EQ(t.g.r, 0);
