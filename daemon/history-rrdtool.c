@@ -186,10 +186,19 @@ void hwsd_history__output_reset(struct history_output *o)
 	o->err[0] = o->why[0] = '\0';
 }
 
+static void close_pair(int fd[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (fd[i] >= 0)
+			close(fd[i]);
+		fd[i] = -1;
+	}
+}
+
 /*
  * Start h->rrdtool with @argv: @in_fd as its stdin (-1: /dev/null), in
  * @cwd (NULL: ours), the read ends of its stdout and stderr pipes in
- * @out and @err, which are -1 on failure. Return: 0, -ENOMEM or -EIO,
+ * @out[0] and @err[0] (all -1 on failure). Return: 0, -ENOMEM or -EIO,
  * with o->why saying why.
  */
 static int child_start(const struct hwsd_history *h, char **argv, int in_fd, const char *cwd,
@@ -202,6 +211,8 @@ static int child_start(const struct hwsd_history *h, char **argv, int in_fd, con
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
 		r = -errno;
 		snprintf(o->why, sizeof(o->why), "cannot make a pipe: %s", strerror(-r));
+		close_pair(out);
+		close_pair(err);
 		return r;
 	}
 	child_env(envp);
@@ -224,18 +235,11 @@ static int child_start(const struct hwsd_history *h, char **argv, int in_fd, con
 	out[1] = err[1] = -1;
 	if (r) {
 		snprintf(o->why, sizeof(o->why), "cannot run %s: %s", h->rrdtool, strerror(r));
+		close_pair(out);
+		close_pair(err);
 		return r == ENOMEM ? -ENOMEM : -EIO;
 	}
 	return 0;
-}
-
-static void close_pair(int fd[2])
-{
-	for (int i = 0; i < 2; i++) {
-		if (fd[i] >= 0)
-			close(fd[i]);
-		fd[i] = -1;
-	}
 }
 
 /* The first line of what rrdtool said, as the reason of a failure: -EBUSY
@@ -258,7 +262,7 @@ static int run_once(const struct hwsd_history *h, char **argv, uint64_t deadline
 
 	r = child_start(h, argv, -1, NULL, &pid, out, err, o);
 	if (r < 0)
-		goto out;
+		return r;
 	r = child_read(out[0], err[0], deadline, max, o);
 	close_pair(out);
 	close_pair(err);
@@ -281,9 +285,6 @@ static int run_once(const struct hwsd_history *h, char **argv, uint64_t deadline
 	}
 	if (r >= 0 && *o->err)
 		log_debug("history: rrdtool said: %s", o->err);
-out:
-	close_pair(out);
-	close_pair(err);
 	return r;
 }
 
@@ -302,8 +303,6 @@ static int session_start(struct history_session *s, struct history_output *o)
 	close(in[0]);
 	if (r < 0) {
 		close(in[1]);
-		close_pair(out);
-		close_pair(err);
 		return r;
 	}
 	/* Written between reads: a long command must not block us while
