@@ -10,8 +10,8 @@
  * 300 by default): one "rrdtool -" child takes an "update
  * --skip-past-updates FILE LINE..." per chip on its stdin, then each
  * file written gets one fdatasync(), all within a second or so. A chip
- * whose file fails is logged and kept for the next burst; the others are
- * written all the same. They are written too before a graph is drawn
+ * whose file fails is logged (a file locked by another program keeps its
+ * polls for the next burst); the others are written all the same. They are written too before a graph is drawn
  * (that chip alone, so that it shows the last poll), and at the freeze
  * before the system sleeps, at a reload and at the stop
  * (hwsd_history_flush(), from main.c), which cancel the burst pending and
