@@ -249,7 +249,7 @@ static int stats_fetch(const struct hwsd_history *h, const struct snapshot *s, u
 	if (r >= 0)
 		r = a.error;
 	if (r >= 0)
-		r = hwsd_history__rrdtool_retry(h, a.v, deadline, FETCH_MAX, &o);
+		r = hwsd_history__rrdtool_retry(h, NULL, a.v, deadline, FETCH_MAX, &o);
 	hwsd_history__args_free(&a);
 	if (r < 0) {
 		if (r != -ENOMEM)
@@ -539,7 +539,7 @@ static int draw(const struct hwsd_history *h, const char *chip, unsigned graph,
 	if (r >= 0)
 		r = graph_args(chip, graph, range, s, st, now, &a);
 	if (r >= 0)
-		r = hwsd_history__rrdtool_retry(h, a.v, deadline, h->png_max, &o);
+		r = hwsd_history__rrdtool_retry(h, NULL, a.v, deadline, h->png_max, &o);
 	if (r >= 0 && (o.len < 8 || memcmp(o.data, "\x89PNG\r\n\x1a\n", 8))) {
 		r = -EIO;
 		snprintf(o.why, sizeof(o.why), "rrdtool wrote no PNG (%zu bytes)%s%s", o.len,

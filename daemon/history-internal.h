@@ -18,7 +18,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
+
+#include <hwsight/workqueue.h>
 
 #include "history.h"
 
@@ -46,7 +49,10 @@ struct history_series {
 
 #define HISTORY_RRDTOOL "/usr/bin/rrdtool"  /* writes and draws: history-rrdtool.c */
 #define HISTORY_DRAW_TIMEOUT_MS 10000   /* then rrdtool is killed */
-#define HISTORY_WRITE_TIMEOUT_MS 30000  /* for a burst of one chip */
+#define HISTORY_WRITE_TIMEOUT_MS 30000  /* for an rrdtool command of a burst */
+/* From a burst's due poll to its writing: the other chips polled in the
+ * same second join it. */
+#define HISTORY_BURST_DELAY_MS 250
 #define HISTORY_BATCH_MAX (512u << 10)  /* bytes of a chip's unwritten polls */
 #define HISTORY_LOCK_TRIES 4            /* rrdtool runs, 10, 20 and 40 ms apart */
 #define HISTORY_PNG_MAX (8u << 20)      /* bytes of a graph, at most */
@@ -86,6 +92,11 @@ struct hwsd_history {
 	pthread_mutex_t draw_lock;
 	_Atomic unsigned flush_interval; /* seconds between bursts; 0: each poll (a reload sets it) */
 	int64_t last_flush;             /* the poll queue's: when the last burst was due */
+	/* The bursts are written by a thread of their own, so that a poll
+	 * never waits for rrdtool: the poll queue queues h->burst when one
+	 * is due, HISTORY_BURST_DELAY_MS later. */
+	struct workqueue_struct *writer;
+	struct delayed_work burst;
 	pthread_cond_t drawn;           /* D: a drawing ended */
 	unsigned n_drawing;             /* D: rrdtools running */
 	struct chip_history *chips;     /* L */
@@ -107,29 +118,45 @@ struct history_args {
 struct history_output {
 	char *data;                     /* stdout, NUL-terminated */
 	size_t len, size;
-	char err[256];                  /* the start of stderr */
+	char command[16];               /* rrdtool's: "update", "graph" ... */
+	char err[256];                  /* why it failed, in its words */
 	size_t err_len;
 	char why[320];                  /* for the log, on failure */
 };
 
+/* An "rrdtool -" child that takes commands on its stdin, for a burst
+ * (history-rrdtool.c). pid 0: none running, the next command starts it. */
+struct history_session {
+	const struct hwsd_history *h;
+	pid_t pid;
+	int in, out, err;               /* its stdin, stdout and stderr */
+};
+
+#define HISTORY_SESSION_INIT(hist) { .h = (hist), .pid = 0, .in = -1, .out = -1, .err = -1 }
+
+/* Let the session's rrdtool end (@kill_it: kill it) and wait for it. */
+void hwsd_history__session_end(struct history_session *s, bool kill_it);
+
 /*
- * hwsd_history__rrdtool - run h->rrdtool with @argv ("rrdtool", the
- * command, its arguments), its stdout in @o, killed at @deadline
- * (hws__now_ms()) or past @max bytes of output.
+ * hwsd_history__rrdtool - run rrdtool's @argv ("rrdtool", the command,
+ * its arguments): in @s if not NULL, a command of its child; else in a
+ * child of its own (h->rrdtool). Its answer (stdout) goes in @o; it is
+ * killed at @deadline (hws__now_ms()) or past @max bytes of output.
  * Return: 0; -EBUSY if it found a file locked; -ETIMEDOUT, -EFBIG,
  * -ENOMEM; -EIO if it failed or could not be run. On failure, o->why says
- * what happened.
+ * what happened, and o->err what rrdtool said if it said why.
  */
-int hwsd_history__rrdtool(const struct hwsd_history *h, char **argv, uint64_t deadline, size_t max,
-			  struct history_output *o);
+int hwsd_history__rrdtool(const struct hwsd_history *h, struct history_session *s, char **argv,
+			  uint64_t deadline, size_t max, struct history_output *o);
 /* The same, run again up to HISTORY_LOCK_TRIES times while a file is
  * locked: a graph being drawn and a burst being written lock the file
  * (fcntl(F_SETLK), which does not wait) for some milliseconds. */
-int hwsd_history__rrdtool_retry(const struct hwsd_history *h, char **argv, uint64_t deadline,
-				size_t max, struct history_output *o);
+int hwsd_history__rrdtool_retry(const struct hwsd_history *h, struct history_session *s, char **argv,
+				uint64_t deadline, size_t max, struct history_output *o);
 void hwsd_history__output_reset(struct history_output *o);
 void hwsd_history__nap_ms(unsigned ms);
-/* Write the chip's batch now (a burst). Takes W. Return: 0 or a negative errno. */
+/* Write the chip's batch now (a burst of @c alone; NULL: of every chip).
+ * Takes W. Return: 0 or the first failure's negative errno. */
 int hwsd_history__flush_chip(struct hwsd_history *h, struct chip_history *c);
 
 void hwsd_history__args_add(struct history_args *a, const char *fmt, ...)

@@ -7,12 +7,16 @@
  * Bursts. A laptop's disk must be able to sleep, so a poll is only added
  * to its chip's batch in memory, one "when:v1:v2..." line, and the
  * batches are written together every flush_interval seconds ([history],
- * 300 by default), by one "rrdtool update --skip-past-updates FILE
- * LINE..." per chip, followed by one fdatasync(). They are written too
- * before a graph is drawn (so that it shows the last poll), at the
- * freeze before the system sleeps, at a reload and at the stop
- * (hwsd_history_flush(), from main.c). A crash loses at most the polls
- * since the last burst; a clean stop loses none. A batch is bounded
+ * 300 by default): one "rrdtool -" child takes an "update
+ * --skip-past-updates FILE LINE..." per chip on its stdin, then each
+ * file written gets one fdatasync(), all within a second or so. A chip
+ * whose file fails is logged (a file locked by another program keeps its
+ * polls for the next burst); the others are written all the same. They are written too before a graph is drawn
+ * (that chip alone, so that it shows the last poll), and at the freeze
+ * before the system sleeps, at a reload and at the stop
+ * (hwsd_history_flush(), from main.c), which cancel the burst pending and
+ * write in the caller. A crash loses at most the polls since the last
+ * burst; a clean stop loses none. A batch is bounded
  * (HISTORY_BATCH_MAX, some hours of 1 s polls of a big chip): while a
  * file cannot be written, its oldest polls are dropped, with a warning.
  *
@@ -30,11 +34,14 @@
  * and is set aside at the next start, like any corrupt one.
  *
  * Threads. Polls are batched on the poll queue alone, under h->lock for
- * an append; a burst holds h->write_lock while rrdtool runs, so that
- * the poll queue, a graph (on an HTTP thread) and the main thread never
- * write a file at once. The poll queue waits on a child only at its
- * burst, once per flush_interval. The drawing copies what it needs of a
- * chip under h->lock and has rrdtool read the files (history-graph.c).
+ * an append. The bursts run on a workqueue of their own (h->writer, one
+ * thread): when one is due the poll queue queues h->burst and goes on, so
+ * that no poll waits for rrdtool, however slow it is (seconds, on a busy
+ * machine under emulation). A burst holds h->write_lock while rrdtool
+ * runs, so that the writer, a graph (on an HTTP thread) and the main
+ * thread never write a file at once; the poll queue takes it only when a
+ * chip's sensors change. The drawing copies what it needs of a chip under
+ * h->lock and has rrdtool read the files (history-graph.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -80,6 +87,8 @@ static const struct archive {
 };
 
 #define N_ARCHIVES (sizeof(archives) / sizeof(archives[0]))
+
+static void burst_work(struct work_struct *work);
 
 void hwsd_history__args_add(struct history_args *a, const char *fmt, ...)
 {
@@ -216,6 +225,13 @@ int hwsd_history_new(const char *dir, unsigned flush_interval, struct hwsd_histo
 		free(h);
 		return -ENOMEM;
 	}
+	h->writer = create_singlethread_workqueue("hwsight-history");
+	if (!h->writer) {
+		free(h->dir);
+		free(h);
+		return -ENOMEM;
+	}
+	INIT_DELAYED_WORK(&h->burst, burst_work);
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->write_lock, NULL);
 	pthread_mutex_init(&h->draw_lock, NULL);
@@ -234,6 +250,8 @@ struct hwsd_history *hwsd_history_free(struct hwsd_history *h)
 
 	if (!h)
 		return NULL;
+	cancel_delayed_work_sync(&h->burst);
+	destroy_workqueue(h->writer);
 	for (struct chip_history *c = h->chips; c; c = next) {
 		next = c->next;
 		chip_free(c);
@@ -561,14 +579,14 @@ static uint64_t write_deadline(void)
 	return hws__now_ms() + HISTORY_WRITE_TIMEOUT_MS;
 }
 
-/* Run "rrdtool ARGS" for @c; a failure is logged once. */
-static int run(struct hwsd_history *h, struct chip_history *c, struct history_args *a,
-	       size_t max, struct history_output *o, const char *what)
+/* Run "rrdtool ARGS" for @c in the burst's @s; a failure is logged once. */
+static int run(struct hwsd_history *h, struct history_session *s, struct chip_history *c,
+	       struct history_args *a, size_t max, struct history_output *o, const char *what)
 {
 	int r = a->error;
 
 	if (r >= 0)
-		r = hwsd_history__rrdtool_retry(h, a->v, write_deadline(), max, o);
+		r = hwsd_history__rrdtool_retry(h, s, a->v, write_deadline(), max, o);
 	if (r == -EBUSY)
 		log_debug("history: %s: locked by another program; kept for the next write", c->path);
 	else if (r < 0)
@@ -576,7 +594,8 @@ static int run(struct hwsd_history *h, struct chip_history *c, struct history_ar
 	return r;
 }
 
-static int file_create(struct hwsd_history *h, struct chip_history *c, int64_t when)
+static int file_create(struct hwsd_history *h, struct history_session *s, struct chip_history *c,
+		       int64_t when)
 {
 	struct history_args a = { 0 };
 	struct history_output o = { 0 };
@@ -594,7 +613,7 @@ static int file_create(struct hwsd_history *h, struct chip_history *c, int64_t w
 		hwsd_history__args_add(&a, "RRA:%s:0.5:%lu:%lu", archives[i].cf,
 				       archive_pdp_per_row(&archives[i], c->step),
 				       archive_rows(&archives[i], c->step));
-	r = run(h, c, &a, 4096, &o, "create");
+	r = run(h, s, c, &a, 4096, &o, "create");
 	hwsd_history__args_free(&a);
 	free(o.data);
 	if (r < 0)
@@ -660,7 +679,8 @@ static bool file_matches(const struct chip_history *c, char *info)
  * there if it does, set aside one that does not or that rrdtool cannot
  * read, and create a new one. Called with W held.
  */
-static int file_check(struct hwsd_history *h, struct chip_history *c, int64_t when)
+static int file_check(struct hwsd_history *h, struct history_session *s, struct chip_history *c,
+		      int64_t when)
 {
 	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
 	int r = fd < 0 ? -errno : 0;
@@ -678,7 +698,7 @@ static int file_check(struct hwsd_history *h, struct chip_history *c, int64_t wh
 		hwsd_history__args_add(&a, "%s", c->path);
 		r = a.error;
 		if (r >= 0)
-			r = hwsd_history__rrdtool_retry(h, a.v, write_deadline(), 1u << 20, &o);
+			r = hwsd_history__rrdtool_retry(h, s, a.v, write_deadline(), 1u << 20, &o);
 		hwsd_history__args_free(&a);
 		if (r == -EIO && locked_by_another(c->path, F_RDLCK))
 			r = -EBUSY;
@@ -701,7 +721,7 @@ static int file_check(struct hwsd_history *h, struct chip_history *c, int64_t wh
 			return r;
 	}
 	if (r <= 0) {
-		r = file_create(h, c, when);
+		r = file_create(h, s, c, when);
 		if (r < 0)
 			return r;
 	}
@@ -791,11 +811,13 @@ static void batch_return(struct hwsd_history *h, struct chip_history *c, char *t
 }
 
 /*
- * The burst: "rrdtool update --skip-past-updates FILE LINE...", each
- * line a poll. --skip-past-updates: the file may already hold some of
- * them (a burst killed after it wrote, a clock that went back).
+ * A chip's part of a burst: "rrdtool update --skip-past-updates FILE
+ * LINE...", each line a poll. --skip-past-updates: the file may already
+ * hold some of them (a burst killed after it wrote, a clock that went
+ * back). The file is synced by the caller.
  */
-static int write_batch(struct hwsd_history *h, struct chip_history *c, const char *batch, size_t len)
+static int write_batch(struct hwsd_history *h, struct history_session *s, struct chip_history *c,
+		       const char *batch, size_t len)
 {
 	struct history_args a = { 0 };
 	struct history_output o = { 0 };
@@ -809,84 +831,128 @@ static int write_batch(struct hwsd_history *h, struct chip_history *c, const cha
 		n = strcspn(batch + pos, "\n");
 		hwsd_history__args_add(&a, "%.*s", (int)n, batch + pos);
 	}
-	r = run(h, c, &a, 4096, &o, "update");
+	r = run(h, s, c, &a, 4096, &o, "update");
 	hwsd_history__args_free(&a);
 	free(o.data);
-	if (r < 0)
-		return r;
-	r = sync_path(c->path, 0, true);
-	if (r < 0)
-		return fail(c, r, "cannot write it to the disk: %s", strerror(-r));
-	return 0;
+	return r;
 }
 
-int hwsd_history__flush_chip(struct hwsd_history *h, struct chip_history *c)
-{
-	bool has_file;
+/* The polls of a chip that a burst writes, taken out of its batch. */
+struct burst_part {
+	struct chip_history *c;
 	char *batch;
 	size_t len;
-	int r = 0;
+	bool has_file;
+	int r;
+};
 
-	pthread_mutex_lock(&h->write_lock);
-	pthread_mutex_lock(&h->lock);
-	batch = c->batch;
-	len = c->batch_len;
-	has_file = c->has_file;
-	if (len) {
+/* Take the batches of @only, or of every chip if NULL. Called with L held. */
+static size_t burst_take(struct hwsd_history *h, struct chip_history *only, struct burst_part *parts)
+{
+	size_t n = 0;
+
+	for (struct chip_history *c = only ? only : h->chips; c; c = only ? NULL : c->next) {
+		if (!c->batch_len || !c->path)
+			continue;
+		parts[n++] = (struct burst_part){ .c = c, .batch = c->batch, .len = c->batch_len,
+						  .has_file = c->has_file };
 		c->batch = NULL;
 		c->batch_len = c->batch_size = 0;
 	}
-	pthread_mutex_unlock(&h->lock);
-	if (!len || !c->path)
-		goto out;
-	if (!has_file)
-		r = file_check(h, c, strtoll(batch, NULL, 10));
-	if (r >= 0)
-		r = write_batch(h, c, batch, len);
-	if (r == -EBUSY) {
-		batch_return(h, c, batch, len);
-		batch = NULL;
-		goto out;
+	return n;
+}
+
+/* After the burst: the chip's file synced, or its polls kept for the next
+ * (a lock held elsewhere), or its file looked at again (a failure). */
+static void burst_end_part(struct hwsd_history *h, struct burst_part *p)
+{
+	struct chip_history *c = p->c;
+
+	if (p->r >= 0) {
+		p->r = sync_path(c->path, 0, true);
+		if (p->r < 0)
+			fail(c, p->r, "cannot write it to the disk: %s", strerror(-p->r));
 	}
-	if (r == -EIO) {
+	if (p->r == -EBUSY) {
+		batch_return(h, c, p->batch, p->len);
+		p->batch = NULL;
+		return;
+	}
+	if (p->r == -EIO) {
 		/* Look at the file again at the next burst: set aside if it
 		 * has gone bad, made anew if it has gone. */
 		pthread_mutex_lock(&h->lock);
 		c->has_file = false;
 		pthread_mutex_unlock(&h->lock);
 	}
-	if (r >= 0 && c->failing)
+	if (p->r >= 0 && c->failing)
 		log_info("history: %s: recording again", c->path);
-	if (r >= 0) {
+	if (p->r >= 0) {
 		c->failing = false;
 		pthread_mutex_lock(&h->lock);
 		c->dropping = false;
 		pthread_mutex_unlock(&h->lock);
 	}
-out:
-	free(batch);
+}
+
+int hwsd_history__flush_chip(struct hwsd_history *h, struct chip_history *only)
+{
+	struct history_session s = HISTORY_SESSION_INIT(h);
+	struct burst_part *parts;
+	size_t n = 0, n_chips = 1;
+	int ret = 0;
+
+	pthread_mutex_lock(&h->write_lock);
+	pthread_mutex_lock(&h->lock);
+	if (!only)
+		for (struct chip_history *c = h->chips; c; c = c->next)
+			n_chips++;
+	parts = calloc(n_chips, sizeof(*parts));
+	if (parts)
+		n = burst_take(h, only, parts);
+	pthread_mutex_unlock(&h->lock);
+	if (!parts) {
+		/* The polls stay in their batches, for the next burst. */
+		pthread_mutex_unlock(&h->write_lock);
+		return -ENOMEM;
+	}
+	/* Every file written, then every one synced: a burst's syncs come
+	 * together, however slowly rrdtool goes. */
+	for (size_t i = 0; i < n; i++) {
+		struct burst_part *p = &parts[i];
+
+		p->r = p->has_file ? 0 : file_check(h, &s, p->c, strtoll(p->batch, NULL, 10));
+		if (p->r >= 0)
+			p->r = write_batch(h, &s, p->c, p->batch, p->len);
+	}
+	hwsd_history__session_end(&s, false);
+	for (size_t i = 0; i < n; i++) {
+		burst_end_part(h, &parts[i]);
+		if (parts[i].r < 0 && ret == 0)
+			ret = parts[i].r;
+		free(parts[i].batch);
+	}
 	pthread_mutex_unlock(&h->write_lock);
-	return r;
+	free(parts);
+	return ret;
+}
+
+/* The burst due, on h->writer: its failures are logged per chip. */
+static void burst_work(struct work_struct *work)
+{
+	struct hwsd_history *h = container_of(work, struct hwsd_history, burst.work);
+
+	hwsd_history__flush_chip(h, NULL);
 }
 
 int hwsd_history_flush(struct hwsd_history *h)
 {
-	struct chip_history *first;
-	int ret = 0;
-
 	if (!h)
 		return 0;
-	/* Chips are only ever added at the head, and never removed. */
-	pthread_mutex_lock(&h->lock);
-	first = h->chips;
-	pthread_mutex_unlock(&h->lock);
-	for (struct chip_history *c = first; c; c = c->next) {
-		int r = hwsd_history__flush_chip(h, c);
-
-		if (r < 0 && ret == 0)
-			ret = r;
-	}
-	return ret;
+	/* Written here, now, rather than by the writer: whoever flushes is
+	 * about to stop, sleep or change the chips. */
+	cancel_delayed_work_sync(&h->burst);
+	return hwsd_history__flush_chip(h, NULL);
 }
 
 int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, unsigned step_s,
@@ -926,10 +992,10 @@ int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, uns
 	if (h->last_flush == 0)
 		h->last_flush = when;
 	interval = atomic_load(&h->flush_interval);
-	if (interval == 0)
-		return hwsd_history__flush_chip(h, c);
-	if (when - h->last_flush < (int64_t)interval && when >= h->last_flush)
+	if (interval && when - h->last_flush < (int64_t)interval && when >= h->last_flush)
 		return 0;
 	h->last_flush = when;
-	return hwsd_history_flush(h);
+	/* Already pending: that burst will write this poll too. */
+	r = queue_delayed_work(h->writer, &h->burst, msecs_to_jiffies(HISTORY_BURST_DELAY_MS));
+	return r < 0 ? r : 0;
 }

@@ -40,14 +40,17 @@ void hwsd_history_set_flush_interval(struct hwsd_history *h, unsigned flush_inte
  * hwsd_history_flush - write every chip's unwritten polls now
  * @h: history
  *
- * At the freeze, a reload and the stop: what was polled is then on the
- * disk. Failures are logged.
+ * At the freeze, a reload and the stop: the burst pending is cancelled
+ * (one being written is waited for) and every batch written in the
+ * caller, so that what was polled is then on the disk. Failures are
+ * logged.
  *
  * Return: 0, or the first failure's negative errno.
  */
 int hwsd_history_flush(struct hwsd_history *h);
 
-/** hwsd_history_free - no update or graph may be running. Return: NULL. */
+/** hwsd_history_free - no update or graph may be running; a burst pending
+ * is cancelled, so hwsd_history_flush() first. Return: NULL. */
 struct hwsd_history *hwsd_history_free(struct hwsd_history *h);
 
 /** hwsd_history_dir - the directory given to hwsd_history_new() */
@@ -61,21 +64,25 @@ const char *hwsd_history_dir(const struct hwsd_history *h);
  * @step_s: the chip's poll interval in seconds (0 is taken as 1)
  * @when: the time of the poll, seconds since the epoch
  *
- * Adds the poll to the chip's batch, and writes every chip's batch when
- * the flush interval has passed since the last burst (at once with an
- * interval of 0). A batch holds HISTORY_BATCH_MAX bytes at most: past
- * that, while the files cannot be written, the oldest polls are dropped,
- * with a warning.
+ * Adds the poll to the chip's batch, and queues a burst, which writes
+ * every chip's batch on the history's own thread, when the flush interval
+ * has passed since the last one (after every poll with an interval of
+ * 0): it never waits for rrdtool, but when @chip's sensors change (the
+ * polls batched for the old ones are written first). A batch holds
+ * HISTORY_BATCH_MAX bytes at most: past that, while the files cannot be
+ * written, the oldest polls are dropped, with a warning.
  *
  * A burst creates the chip's file on first use. A file that rrdtool cannot read, or
  * whose data sources or step differ from @chip's, is renamed aside (with a
  * warning) and a new one started. A second poll within the same second as
  * the last one recorded, or one from before it (the clock went back), is
- * skipped silently. Failures are logged once until an update works again.
+ * skipped silently. A burst's failures are logged, once until a write of
+ * the file works again; a file another program holds locked keeps its
+ * polls for the next burst.
  *
- * Return: 0 (batched, written or skipped), -EINVAL for a chip name unfit
- * for a file name, -EBUSY if another program held a file locked (its
- * polls are kept for the next burst), or another negative errno.
+ * Return: 0 (batched or skipped), -EINVAL for a chip name unfit for a
+ * file name, -ENOMEM, or the negative errno of a burst that could not be
+ * queued (the polls stay batched for the next).
  */
 int hwsd_history_update(struct hwsd_history *h, const struct hws_chip *chip, unsigned step_s,
 			int64_t when);

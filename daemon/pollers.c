@@ -45,6 +45,14 @@ static long chip_index(const struct hwsd *d, const char *name)
 	return -1;
 }
 
+/* On the poll queue, or the main thread while nothing runs there. */
+static void chip_gone(struct hwsd *d, const char *name, const char *why)
+{
+	hwsd_readings_gone(&d->readings, name);
+	log_notice("%s: %s; polling it again when it comes back", name, why);
+	hwsd_alarms_forget_chip(d->alarms, name);
+}
+
 static void deactivate(struct hwsd_poller *p, const char *why)
 {
 	hwsd_assert_on(p->d->poll_wq);
@@ -52,9 +60,7 @@ static void deactivate(struct hwsd_poller *p, const char *why)
 		return;
 	p->active = false;
 	atomic_fetch_sub(&p->d->chips_active, 1);
-	hwsd_readings_gone(&p->d->readings, p->chip_name);
-	log_notice("%s: %s; polling it again when it comes back", p->chip_name, why);
-	hwsd_alarms_forget_chip(p->d->alarms, p->chip_name);
+	chip_gone(p->d, p->chip_name, why);
 	hwsd_status_changed(&p->d->status);
 }
 
@@ -221,10 +227,36 @@ void hwsd_pollers_init(struct hwsd *d)
 	INIT_WORK(&d->heartbeat_work, heartbeat_work);
 }
 
+/*
+ * A chip polled before the pollers stopped (a reload) and gone before they
+ * start again has no poller to notice: say it here, as deactivate() would,
+ * before the pollers run.
+ */
+static int forget_unpolled(struct hwsd *d)
+{
+	char **names;
+	int r = hwsd_readings_present(&d->readings, &names);
+
+	if (r < 0)
+		return r;
+	for (char **n = names; *n; n++) {
+		if (chip_index(d, *n) < 0)
+			chip_gone(d, *n, "gone");
+		free(*n);
+	}
+	free(names);
+	return 0;
+}
+
 int hwsd_pollers_start(struct hwsd *d)
 {
+	int r;
+
 	hwsd_assert_main();
-	return d->sensors ? pollers_sync(d) : 0;
+	if (!d->sensors)
+		return 0;
+	r = forget_unpolled(d);
+	return r < 0 ? r : pollers_sync(d);
 }
 
 void hwsd_pollers_stop(struct hwsd *d)

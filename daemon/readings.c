@@ -208,3 +208,25 @@ void hwsd_readings_gone(struct hwsd_readings *r, const char *chip)
 			r->chips[i].present = false;
 	pthread_mutex_unlock(&r->lock);
 }
+
+int hwsd_readings_present(struct hwsd_readings *r, char ***ret)
+{
+	char **names;
+	size_t n = 0;
+	int err = 0;
+
+	pthread_mutex_lock(&r->lock);
+	names = calloc(r->n_chips + 1, sizeof(*names));
+	for (size_t i = 0; names && i < r->n_chips && !err; i++)
+		if (r->chips[i].present && !(names[n++] = strdup(r->chips[i].name)))
+			err = -ENOMEM;
+	pthread_mutex_unlock(&r->lock);
+	if (!names || err) {
+		for (size_t i = 0; names && i < n; i++)
+			free(names[i]);
+		free(names);
+		return -ENOMEM;
+	}
+	*ret = names;
+	return 0;
+}

@@ -64,5 +64,8 @@ int hwsd_readings_update(struct hwsd_readings *r, const struct hws_chip *chip, u
 			 void (*alarms)(void *userdata, size_t f, char *buf, size_t size),
 			 void *userdata);
 void hwsd_readings_gone(struct hwsd_readings *r, const char *chip);
+/* The names of the chips @r shows present, in a NULL-terminated array in
+ * *@ret: the caller frees each name and the array. Return: 0 or -ENOMEM. */
+int hwsd_readings_present(struct hwsd_readings *r, char ***ret);
 
 #endif

@@ -41,6 +41,9 @@ struct fake_chip {
 static char top[] = "/tmp/hwsightd-history-XXXXXX";
 static char dir[sizeof(top) + 16];  /* top/history: made by hwsd_history_new() */
 
+/* The array @buf names TOP/@name, a file of the case's own. */
+#define IN_TOP(buf, name) snprintf((buf), sizeof(buf), "%s/%s", top, (name))
+
 static void setup(void)
 {
 	if (!mkdtemp(top))
@@ -197,6 +200,16 @@ static int64_t aligned_now(unsigned step)
 	return (int64_t)time(NULL) / step * step;
 }
 
+/* A poll recorded, and the burst it queued, if any, written: the bursts
+ * are written by the history's own thread, in the background. */
+static int update_written(struct hwsd_history *h, const struct hws_chip *chip, unsigned step, int64_t when)
+{
+	int r = hwsd_history_update(h, chip, step, when);
+
+	flush_delayed_work(&h->burst);
+	return r;
+}
+
 TEST(records_what_was_polled)
 {
 	struct hwsd_history *h = NULL;
@@ -219,7 +232,7 @@ TEST(records_what_was_polled)
 		chip_set(&f, 1, 1000 + 10 * i);
 		chip_set(&f, 2, 1.25);
 		f.subs[2][0].error = i % 2 ? -EIO : 0;   /* in0 unreadable every other poll */
-		ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, base + 10 * i), 0);
+		ASSERT_EQ(update_written(h, &f.chip, 10, base + 10 * i), 0);
 	}
 	last_get(path_of(CHIP), &l);
 	ASSERT_EQ(l.when, base + 300);
@@ -267,7 +280,7 @@ TEST(archives_for_a_day_a_week_and_a_year)
 	setup();
 	chip_three(&f);
 	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
-	ASSERT_EQ(hwsd_history_update(h, &f.chip, 2, aligned_now(2)), 0);
+	ASSERT_EQ(update_written(h, &f.chip, 2, aligned_now(2)), 0);
 	info = rrd_info_r(path_of(CHIP));
 	ASSERT_NOT_NULL(info);
 	for (rrd_info_t *i = info; i; i = i->next) {
@@ -324,10 +337,10 @@ static void update_thrice(void *arg)
 {
 	struct twice *t = arg;
 
-	t->r[0] = hwsd_history_update(t->h, &t->f->chip, 1, t->when);
+	t->r[0] = update_written(t->h, &t->f->chip, 1, t->when);
 	chip_set(t->f, 0, 99);
-	t->r[1] = hwsd_history_update(t->h, &t->f->chip, 1, t->when);      /* same second */
-	t->r[2] = hwsd_history_update(t->h, &t->f->chip, 1, t->when - 5);  /* clock went back */
+	t->r[1] = update_written(t->h, &t->f->chip, 1, t->when);      /* same second */
+	t->r[2] = update_written(t->h, &t->f->chip, 1, t->when - 5);  /* clock went back */
 }
 
 TEST(same_second_skipped_quietly)
@@ -368,7 +381,7 @@ static void update_once(void *arg)
 {
 	struct change *c = arg;
 
-	c->r = hwsd_history_update(c->h, &c->f->chip, c->step, c->when);
+	c->r = update_written(c->h, &c->f->chip, c->step, c->when);
 }
 
 /* The history opened on dir, with the first update of c made. */
@@ -387,6 +400,15 @@ static void expect_last_update(const struct change *c)
 	last_get(path_of(CHIP), &l);
 	ASSERT_EQ(l.when, c->when);
 	last_free(&l);
+}
+
+/* A poll c->step after the last: its burst writes it. */
+static void next_poll_recorded(struct change *c)
+{
+	c->when += c->step;
+	update_once(c);
+	ASSERT_EQ(c->r, 0);
+	expect_last_update(c);
 }
 
 /*
@@ -496,10 +518,7 @@ TEST(polls_are_written_in_bursts)
 		ASSERT_EQ(c.r, 0);
 		ASSERT_TRUE(same_time(mtime_of(path_of(CHIP)), written));
 	}
-	c.when += 10;
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
-	expect_last_update(&c);
+	next_poll_recorded(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
@@ -519,7 +538,7 @@ TEST(a_flush_writes_every_poll)
 	for (int i = 0; i < 3; i++, c.when += 10) {
 		update_once(&c);
 		ASSERT_EQ(c.r, 0);
-		ASSERT_EQ(hwsd_history_update(c.h, &g.chip, 10, c.when), 0);
+		ASSERT_EQ(update_written(c.h, &g.chip, 10, c.when), 0);
 	}
 	c.when -= 10;
 	ASSERT_EQ(count_files(CHIP, NULL, 0) + count_files("lm75", NULL, 0), 0);
@@ -766,7 +785,7 @@ TEST(truncated_file_is_set_aside)
 	setup();
 	chip_three(&f);
 	ASSERT_EQ(hwsd_history_new(dir, 0, &h), 0);
-	ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, aligned_now(10) - 10), 0);
+	ASSERT_EQ(update_written(h, &f.chip, 10, aligned_now(10) - 10), 0);
 	hwsd_history_free(h);
 	len = read_file(path_of(CHIP), good, sizeof(good));
 	ASSERT_GT(len, 4096);
@@ -776,12 +795,24 @@ TEST(truncated_file_is_set_aside)
 	teardown();
 }
 
+/* The burst of c finds the file locked; the lock held by @pid is let go
+ * (a byte on @release_fd); the next poll writes it all. */
+static void unlocked_then_written(struct change *c, int release_fd, pid_t pid)
+{
+	ASSERT_EQ(hwsd_history_flush(c->h), -EBUSY);
+	ASSERT_EQ(write(release_fd, "", 1), 1);
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+	next_poll_recorded(c);
+}
+
 /* Another program (rrdtool dump, a backup) holding the file locked: the
- * poll is skipped, the file is not taken for a corrupt one. */
+ * polls wait in memory for the next burst, quietly, and the file is not
+ * taken for a corrupt one, not even when it is checked anew (a restart). */
 TEST(a_file_locked_elsewhere_is_left_alone)
 {
 	struct fake_chip f;
 	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
+	int64_t locked_at;
 	int done[2];
 	char *log;
 	pid_t pid;
@@ -791,24 +822,26 @@ TEST(a_file_locked_elsewhere_is_left_alone)
 	history_started(&c);
 	ASSERT_EQ(pipe(done), 0);
 	pid = lock_elsewhere(F_WRLCK, done[0]);
-	/* Updating, and checking the file anew (a restart). */
 	c.when += 10;
+	locked_at = c.when;
+	chip_set(&f, 0, 41);
 	log = logged(update_once, &c);
-	ASSERT_EQ(c.r, -EBUSY);
+	ASSERT_EQ(c.r, 0);
+	ASSERT_STR_EQ(log, "");
+	free(log);
+	unlocked_then_written(&c, done[1], pid);
+	expect_value_at(locked_at, 41);
+
+	pid = lock_elsewhere(F_WRLCK, done[0]);
 	hwsd_history_free(c.h);
 	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
 	c.when += 10;
-	update_once(&c);
-	ASSERT_EQ(c.r, -EBUSY);
+	log = logged(update_once, &c);
+	ASSERT_EQ(c.r, 0);
 	ASSERT_STR_EQ(log, "");
 	free(log);
+	unlocked_then_written(&c, done[1], pid);
 	ASSERT_EQ(count_files(CHIP ".rrd", NULL, 0), 1);
-	ASSERT_EQ(write(done[1], "", 1), 1);
-	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
-	c.when += 10;
-	update_once(&c);
-	ASSERT_EQ(c.r, 0);
-	expect_last_update(&c);
 	hwsd_history_free(c.h);
 	teardown();
 }
@@ -866,6 +899,7 @@ static void add_an_hour(struct hwsd_history *h, struct fake_chip *f, const char 
 		chip_set(f, 2, 1.2 + 0.05 * sin(i / 10.0));
 		ASSERT_EQ(hwsd_history_update(h, &f->chip, 10, now - 10 * i), 0);
 	}
+	ASSERT_EQ(hwsd_history_flush(h), 0);
 }
 
 static struct hwsd_history *history_with_an_hour(struct fake_chip *f)
@@ -942,7 +976,7 @@ TEST(names_stay_in_the_directory)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		chip_three(&f);
 		f.chip.name = bad[i];
-		ASSERT_EQ(hwsd_history_update(h, &f.chip, 1, aligned_now(1)), -EINVAL);
+		ASSERT_EQ(update_written(h, &f.chip, 1, aligned_now(1)), -EINVAL);
 	}
 	snprintf(outside, sizeof(outside), "%s/evil.rrd", top);
 	ASSERT_EQ(access(outside, F_OK), -1);
@@ -972,7 +1006,7 @@ TEST(graphs_are_drawn_again_only_when_due)
 	ASSERT_TRUE(same_png(png[0], len[0], png[1], len[1]));
 	/* A sensor more: a new file, a new graph at once. */
 	chip_add(&f, "in1", "+12V", HWS_SENSOR_IN, 12.1);
-	ASSERT_EQ(hwsd_history_update(h, &f.chip, 10, aligned_now(10) + 10), 0);
+	ASSERT_EQ(update_written(h, &f.chip, 10, aligned_now(10) + 10), 0);
 	ASSERT_EQ(hwsd_history_graph(h, CHIP, NULL, "1h", &png[2], &len[2]), 0);
 	ASSERT_FALSE(same_png(png[0], len[0], png[2], len[2]));
 	for (int i = 0; i < 3; i++)
@@ -981,19 +1015,26 @@ TEST(graphs_are_drawn_again_only_when_due)
 	teardown();
 }
 
-/* A program in place of rrdtool: a shell script of @body, in @path. */
-/* An rrdtool that runs @body to draw a graph, and is the real one for
- * the rest (the fetch before a graph, the bursts). */
-static void fake_rrdtool(char *path, size_t size, const char *name, const char *body)
+/* A program in place of rrdtool, in TOP/@name: a shell script that runs
+ * @body for the rrdtool command @cmd ("graph", or "-" for a burst's
+ * rrdtool), and is the real one for the rest. */
+static void fake_rrdtool_for(char *path, size_t size, const char *name, const char *cmd, const char *body)
 {
 	char script[2048];
 	int n = snprintf(script, sizeof(script),
-			 "#!/bin/sh\n[ \"$1\" = graph ] || exec " HISTORY_RRDTOOL " \"$@\"\n%s\n", body);
+			 "#!/bin/sh\n[ \"$1\" = %s ] || exec " HISTORY_RRDTOOL " \"$@\"\n%s\n", cmd, body);
 
 	ASSERT_LT(n, sizeof(script));
 	snprintf(path, size, "%s/%s", top, name);
 	write_file(path, script, (size_t)n);
 	ASSERT_EQ(chmod(path, 0755), 0);
+}
+
+/* An rrdtool that runs @body to draw a graph (the fetch before a graph
+ * and the bursts are the real one's). */
+static void fake_rrdtool(char *path, size_t size, const char *name, const char *body)
+{
+	fake_rrdtool_for(path, size, name, "graph", body);
 }
 
 /* Every child has been waited for. */
@@ -1140,7 +1181,7 @@ TEST(one_graph_per_kind_with_its_limits)
 		expect_kind_graph(&t, &cases[i]);
 	/* A limit written since: the graph is drawn again, with it. */
 	chip_limit(&t.f, 0, HWS_ITEM_MAX, 70);
-	ASSERT_EQ(hwsd_history_update(t.g.h, &t.f.chip, 10, aligned_now(10) + 10), 0);
+	ASSERT_EQ(update_written(t.g.h, &t.f.chip, 10, aligned_now(10) + 10), 0);
 	t.g.kind = "temp";
 	graph_once(&t.g);
 	ASSERT_EQ(t.g.r, 0);
@@ -1269,7 +1310,7 @@ TEST(a_locked_file_is_drawn_again)
 	unsigned w, ht;
 
 	graph_test_start(&t, "1h");
-	snprintf(runs, sizeof(runs), "%s/runs", top);
+	IN_TOP(runs, "runs");
 	snprintf(body, sizeof(body),
 		 "echo run >>'%s'\n"
 		 "[ $(wc -l <'%s') -ge 3 ] && exec " HISTORY_RRDTOOL " \"$@\"\n"
@@ -1349,8 +1390,8 @@ TEST(graphs_asked_for_at_once)
 
 	setup();
 	h = history_with_an_hour(&f);
-	snprintf(runs, sizeof(runs), "%s/runs", top);
-	snprintf(most, sizeof(most), "%s/running", top);
+	IN_TOP(runs, "runs");
+	IN_TOP(most, "running");
 	/* Each run counts the runs under way, itself included, while it
 	 * sleeps before drawing. */
 	snprintf(body, sizeof(body),
@@ -1441,6 +1482,145 @@ TEST_TIMEOUT(graphs_while_polling, 120)
 		ASSERT_EQ(d[i].drawn, 6);
 	}
 	hwsd_history_free(h);
+	teardown();
+}
+
+/* TOP/@name, which a fake rrdtool makes, is there within 10 s. */
+static void wait_for_file(const char *path)
+{
+	for (int i = 0; i < 1000 && access(path, F_OK) < 0; i++)
+		usleep(10 * 1000);
+	ASSERT_EQ(access(path, F_OK), 0);
+}
+
+/* A burst's rrdtool held up (a loaded machine, a slow disk): the polls go
+ * on meanwhile, batched, and are all written in the end. */
+TEST(polls_do_not_wait_for_a_slow_rrdtool)
+{
+	char prog[sizeof(top) + 32], body[1024], writing[sizeof(top) + 32], go[sizeof(top) + 32],
+	     released[sizeof(top) + 32];
+	struct fake_chip f;
+	struct change c = { .f = &f, .step = 1, .when = aligned_now(1) - 100 };
+
+	setup();
+	chip_three(&f);
+	IN_TOP(writing, "writing");
+	IN_TOP(go, "go");
+	IN_TOP(released, "released");
+	/* It waits for TOP/go, 30 s at most, before it starts rrdtool. */
+	snprintf(body, sizeof(body),
+		 ": >'%s'\n"
+		 "i=0; while [ ! -e '%s' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done\n"
+		 ": >'%s'\n"
+		 "exec " HISTORY_RRDTOOL " \"$@\"", writing, go, released);
+	fake_rrdtool_for(prog, sizeof(prog), "held", "-", body);
+	ASSERT_EQ(hwsd_history_new(dir, 0, &c.h), 0);
+	c.h->rrdtool = prog;
+	ASSERT_EQ(hwsd_history_update(c.h, &f.chip, 1, c.when), 0);
+	wait_for_file(writing);
+	for (int i = 1; i <= 5; i++) {
+		chip_set(&f, 0, 40 + i);
+		ASSERT_EQ(hwsd_history_update(c.h, &f.chip, 1, c.when + i), 0);
+	}
+	/* Five polls taken while the burst's rrdtool was held. */
+	ASSERT_EQ(access(released, F_OK), -1);
+	write_file(go, "", 0);
+	ASSERT_EQ(hwsd_history_flush(c.h), 0);
+	c.when += 5;
+	expect_last_update(&c);
+	expect_value_at(c.when - 2, 43);
+	hwsd_history_free(c.h);
+	teardown();
+}
+
+struct flush_call {
+	struct hwsd_history *h;
+	int r;
+};
+
+static void flush_once(void *arg)
+{
+	struct flush_call *fc = arg;
+
+	fc->r = hwsd_history_flush(fc->h);
+}
+
+/* c's chip and d's polled, at the same time, c->step after c's last poll. */
+static void both_polled(struct change *c, struct change *d)
+{
+	c->when += c->step;
+	d->when = c->when;
+	update_once(c);
+	update_once(d);
+	ASSERT_EQ(c->r, 0);
+	ASSERT_EQ(d->r, 0);
+}
+
+/* Lines in @path. */
+static int count_lines(const char *path)
+{
+	char buf[4096];
+	int n = 0;
+
+	buf[read_file(path, buf, sizeof(buf) - 1)] = '\0';
+	for (char *p = buf; (p = strchr(p, '\n')); p++)
+		n++;
+	return n;
+}
+
+/* One chip's file cannot be written: that is logged, naming it, and the
+ * other chip's polls are written all the same, by the same rrdtool; the
+ * next burst sets the bad file aside and records the chip again. */
+TEST(a_failing_chip_holds_up_no_other)
+{
+	static char good[4 << 20];
+	char prog[sizeof(top) + 32], runs[sizeof(top) + 32], body[256], *log;
+	struct fake_chip f, g;
+	/* No burst falls due within the hour: hwsd_history_flush() alone writes. */
+	struct change c = { .f = &f, .step = 10, .when = aligned_now(10) - 100 };
+	struct change d = { .f = &g, .step = 10 };
+	struct flush_call fc;
+	struct last l;
+	size_t len;
+
+	setup();
+	chip_three(&f);
+	chip_three_named(&g, "lm75-i2c-0-48");
+	IN_TOP(runs, "runs");
+	snprintf(body, sizeof(body), "echo \"$1\" >>'%s'\nexec " HISTORY_RRDTOOL " \"$@\"", runs);
+	fake_rrdtool_for(prog, sizeof(prog), "counted", "-", body);
+	ASSERT_EQ(hwsd_history_new(dir, HOUR, &c.h), 0);
+	c.h->rrdtool = prog;
+	fc.h = d.h = c.h;
+	both_polled(&c, &d);
+	ASSERT_EQ(hwsd_history_flush(c.h), 0);
+	ASSERT_EQ(count_lines(runs), 1);
+
+	/* The header whole, the rows cut off: rrdtool refuses to update it. */
+	len = read_file(path_of(CHIP), good, sizeof(good));
+	write_file(path_of(CHIP), good, len / 2);
+	chip_set(&g, 0, 42);
+	both_polled(&c, &d);
+	log = logged(flush_once, &fc);
+	ASSERT_EQ(fc.r, -EIO);
+	ASSERT_NOT_NULL(strstr(log, CHIP ".rrd: cannot update it: rrdtool update failed: "));
+	ASSERT_NULL(strstr(log, "lm75"));
+	free(log);
+	ASSERT_EQ(count_lines(runs), 2);
+	last_get(path_of("lm75-i2c-0-48"), &l);
+	ASSERT_EQ(l.when, d.when);
+	ASSERT_STR_EQ(l.values[0], "42");
+	last_free(&l);
+
+	both_polled(&c, &d);
+	log = logged(flush_once, &fc);
+	ASSERT_EQ(fc.r, 0);
+	ASSERT_NOT_NULL(strstr(log, ".rrd.corrupt-"));
+	ASSERT_NOT_NULL(strstr(log, "recording again"));
+	free(log);
+	expect_last_update(&c);
+	ASSERT_EQ(count_lines(runs), 3);
+	hwsd_history_free(c.h);
 	teardown();
 }
 
