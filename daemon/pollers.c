@@ -29,12 +29,13 @@ static unsigned long next_delay(const struct hwsd_poller *p)
 	return p->interval_ms >= 1000 ? round_jiffies_relative(j) : j;
 }
 
-/* The chip's index now, or -1 if it is gone. */
+/* The chip's index now, or -1 if it is gone. On the poll queue, or the
+ * main thread while the pollers are stopped. */
 static long chip_index(const struct hwsd *d, const char *name)
 {
 	size_t n;
 
-	hwsd_assert_on(d->poll_wq);
+	hwsd_assert_on_or_main(d->poll_wq);
 	n = hws_sensors_chip_count(d->sensors);
 	for (size_t i = 0; i < n; i++) {
 		const struct hws_chip *chip = hws_sensors_chip(d->sensors, i);
@@ -45,7 +46,7 @@ static long chip_index(const struct hwsd *d, const char *name)
 	return -1;
 }
 
-/* On the poll queue, or the main thread while nothing runs there. */
+/* On the poll queue, or the main thread while the pollers are stopped. */
 static void chip_gone(struct hwsd *d, const char *name, const char *why)
 {
 	hwsd_readings_gone(&d->readings, name);
