@@ -30,6 +30,7 @@
 
 #include <hwsight/motion.h>
 
+#include "sysfs-util.h"
 #include "time-util.h"
 
 #include "contract.h"
@@ -67,17 +68,10 @@ struct hwsd_guard {
 static int write_unload_heads(const char *disk, unsigned ms)
 {
 	char path[256], value[16];
-	int fd, len, r = 0;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/device/unload_heads", disk);
-	len = snprintf(value, sizeof(value), "%u", ms);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, (size_t)len) != len)
-		r = -errno;
-	close(fd);
-	return r;
+	snprintf(value, sizeof(value), "%u", ms);
+	return hws__write_attr(AT_FDCWD, path, value);
 }
 
 /*

@@ -38,7 +38,16 @@ cur=$sys/platform/ams/current
 chip=$sys/platform/pc87427.2304
 set_to() { printf '%s\n' "$2" >"$1.new" && mv "$1.new" "$1"; }
 hold() { set_to "$cur" "$1"; sleep "$2"; }
-heads() { echo "$(cat "$scsi/unload_heads") $1" >>"$TMP/heads.log"; }
+# A testbed's attribute is a plain file, empty for the instant between the
+# daemon's O_TRUNC and its write (sysfs never is): read it again then.
+heads() {
+	local v= i
+	for i in 1 2 3 4 5; do
+		v=$(cat "$scsi/unload_heads") && [ -n "$v" ] && break
+		sleep 0.01
+	done
+	echo "$v $1" >>"$TMP/heads.log"
+}
 "$HWSIGHTD" -f -c "$TMP/hwsightd.conf" 2>"$TMP/daemon.log" &
 pid=$!
 hold "2 -1 49" 1.5
