@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io-util.h"
 #include "time-util.h"
 
 #include "child.h"
@@ -188,11 +189,8 @@ void hwsd_history__output_reset(struct history_output *o)
 
 static void close_pair(int fd[2])
 {
-	for (int i = 0; i < 2; i++) {
-		if (fd[i] >= 0)
-			close(fd[i]);
-		fd[i] = -1;
-	}
+	fd[0] = hws__safe_close(fd[0]);
+	fd[1] = hws__safe_close(fd[1]);
 }
 
 /*
