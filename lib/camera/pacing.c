@@ -64,10 +64,16 @@ static uint64_t fract_to_ns(struct hws_fract f)
 
 void hws__pacer_init(struct hws__pacer *p, struct hws_fract target, struct hws_fract source)
 {
+	uint64_t t = fract_to_ns(target), s = fract_to_ns(source);
+
 	assert(p);
+	/*
+	 * A driver set to the target rate has nothing to decimate: every frame
+	 * it delivers is kept, however late its thread stamps one of them.
+	 */
 	*p = (struct hws__pacer){
-		.target_ns = fract_to_ns(target),
-		.source_ns = fract_to_ns(source),
+		.target_ns = t == s ? 0 : t,
+		.source_ns = s,
 	};
 	p->stats.target_interval = target;
 	p->stats.driver_interval = source;

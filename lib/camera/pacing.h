@@ -14,7 +14,8 @@
  * logic, no I/O: stream.c feeds it every dequeued buffer.
  */
 struct hws__pacer {
-	uint64_t target_ns;      /* kept interval; 0 keeps every frame */
+	uint64_t target_ns;      /* kept interval; 0 keeps every frame (no
+				    target, or the source runs at it) */
 	uint64_t source_ns;      /* the driver's nominal interval, or learned
 				    from the timestamps when it gave none */
 	uint64_t next_ns;        /* the next grid point */

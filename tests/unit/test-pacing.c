@@ -328,6 +328,27 @@ TEST(ntsc_to_30_keeps_every_frame)
 }
 
 /*
+ * The driver set to the very rate asked for: every frame is kept, even when
+ * its thread stamps one 12 ms late and the next on time (4.7 ms apart, less
+ * than half a period), as vivid's does under an emulated, busy guest.
+ */
+TEST(source_at_the_target_keeps_every_frame_however_late)
+{
+	struct trace *tr = trace_new(fps60, fps60);
+	struct hws_capture_stats st;
+
+	for (uint32_t i = 0; i < 120; i++)
+		offer(tr, ideal_ns(fps60, i) + (i % 10 == 5 ? 12 * NS_PER_MS : 0), i);
+	st = stats(tr);
+	assert_kept_every(tr, 1);
+	ASSERT_EQ(st.kept, 120);
+	ASSERT_EQ(st.decimated, 0);
+	ASSERT_EQ(st.target_interval.den, 60);
+	ASSERT_NEAR(st.mean_interval_ms, 1000 / 60.0, 1e-3);
+	free(tr);
+}
+
+/*
  * A source a hair too fast (30.03 fps) for 15 fps keeps the grid: every
  * second frame, and now and then a third, for exactly 15 fps in the long
  * run; never two frames in a row.
