@@ -5,11 +5,12 @@
  * them: their markers are walked to insert missing Huffman tables, and
  * they are decoded for PNG and PPM), with any size, row stride and byte
  * count, encoded as PPM, PNG, JPEG or raw, then again as the next type
- * with the same encoder (its buffers are reused from frame to frame). What
- * comes out must be a file of that type and of the frame's size.
+ * with the same encoder (its buffers are reused from frame to frame),
+ * JPEGs at the source's chroma subsampling or at 4:2:0. What comes out
+ * must be a file of that type and of the frame's size.
  *
- * Input: format:1 type:1 quality:1 width:2 height:2 bytesperline:2, then
- * the frame's bytes.
+ * Input: format:1 type:1 (bit 2: 4:2:0) quality:1 width:2 height:2
+ * bytesperline:2, then the frame's bytes.
  */
 #include <errno.h>
 #include <linux/videodev2.h>
@@ -38,8 +39,8 @@ static bool is_jpeg(uint32_t fourcc)
 	return fourcc == V4L2_PIX_FMT_MJPEG || fourcc == V4L2_PIX_FMT_JPEG;
 }
 
-static void check_output(const struct hws_frame *frame, enum hws_image_type type, const uint8_t *out,
-			 size_t size)
+static void check_output(const struct hws_frame *frame, enum hws_image_type type, bool to_420,
+			 const uint8_t *out, size_t size)
 {
 	char header[64];
 	int n, w = 0, h = 0, subsamp, colorspace;
@@ -74,12 +75,14 @@ static void check_output(const struct hws_frame *frame, enum hws_image_type type
 		tjDestroy(tj);
 		FUZZ_CHECK(n == 0 && (uint32_t)w == frame->width && (uint32_t)h == frame->height,
 			   "JPEG of %ux%u says %dx%d (%d)", frame->width, frame->height, w, h, n);
+		FUZZ_CHECK(!to_420 || subsamp == TJSAMP_420 || subsamp == TJSAMP_GRAY,
+			   "%.4s asked for 4:2:0 is subsampled %d", (const char *)&frame->fourcc, subsamp);
 		break;
 	}
 }
 
 static void encode(struct hws_image_encoder *enc, const struct hws_frame *frame, enum hws_image_type type,
-		   int quality)
+		   bool to_420, int quality)
 {
 	const void *out = NULL;
 	size_t size = 0;
@@ -98,7 +101,7 @@ static void encode(struct hws_image_encoder *enc, const struct hws_frame *frame,
 	}
 	FUZZ_CHECK(hws_image_can_encode(frame->fourcc, type), "%.4s to %d: encoded, yet cannot encode",
 		   (const char *)&frame->fourcc, type);
-	check_output(frame, type, out, size);
+	check_output(frame, type, to_420, out, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -107,12 +110,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hws_image_encoder *enc;
 	struct hws_frame frame = { 0 };
 	enum hws_image_type type;
+	bool to_420;
+	unsigned t;
 	int quality;
 
 	if (!n_fourccs)
 		fill_fourccs();
 	frame.fourcc = fourccs[fuzz_take(&in, 1) % n_fourccs];
-	type = (enum hws_image_type)(fuzz_take(&in, 1) % 4);
+	t = (unsigned)fuzz_take(&in, 1);
+	type = (enum hws_image_type)(t % 4);
+	to_420 = t & 4;
 	quality = (int)fuzz_take(&in, 1) % 102;
 	frame.width = (uint32_t)fuzz_take(&in, 2);
 	frame.height = (uint32_t)fuzz_take(&in, 2);
@@ -131,10 +138,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 
-	if (hws_image_encoder_new(&enc) < 0)
+	if (hws_image_encoder_new(&enc) < 0 ||
+	    hws_image_encoder_set_chroma(enc, to_420 ? HWS_IMAGE_CHROMA_420 : HWS_IMAGE_CHROMA_SOURCE) < 0)
 		abort();
-	encode(enc, &frame, type, quality);
-	encode(enc, &frame, (type + 1) % 4, quality ? quality : 85);
+	encode(enc, &frame, type, to_420, quality);
+	encode(enc, &frame, (type + 1) % 4, to_420, quality ? quality : 85);
 	hws_image_encoder_free(enc);
 	free((void *)frame.data);
 	return 0;

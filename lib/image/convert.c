@@ -566,7 +566,7 @@ int hws__frame_to_rgb24(struct hws_image_encoder *enc, const struct hws__pixfmt 
 
 		if (!tj)
 			return -ENOMEM;
-		r = hws__frame_to_planes(enc, pf, frame, stride, &p);
+		r = hws__frame_to_planes(enc, pf, frame, stride, false, &p);
 		if (r < 0)
 			return r;
 		if (tjDecodeYUVPlanes(tj, p.plane, p.stride, p.subsamp, dst, (int)frame->width,

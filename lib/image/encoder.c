@@ -85,6 +85,14 @@ struct hws_image_encoder *hws_image_encoder_free(struct hws_image_encoder *enc)
 	return NULL;
 }
 
+int hws_image_encoder_set_chroma(struct hws_image_encoder *enc, enum hws_image_chroma chroma)
+{
+	if (!enc || (chroma != HWS_IMAGE_CHROMA_SOURCE && chroma != HWS_IMAGE_CHROMA_420))
+		return -EINVAL;
+	enc->chroma = chroma;
+	return 0;
+}
+
 int hws_image_type_from_path(const char *path, enum hws_image_type *ret_type)
 {
 	static const struct {

@@ -63,6 +63,7 @@ struct hws_image_encoder {
 	struct hws__buf planes;  /* full-range YUV planes, or 16-bit samples narrowed to 8 */
 	struct hws__buf fixed;   /* an MJPEG frame with its DHT inserted */
 	struct hws__yuv_tables yuv;
+	enum hws_image_chroma chroma; /* of JPEGs made from YUV */
 };
 
 enum hws__pix_kind {
@@ -133,11 +134,13 @@ bool hws__pixfmt_is_yuv(const struct hws__pixfmt *pf);
 
 /*
  * hws__frame_to_planes - a checked YUV frame as full-range (JFIF) planes
- * Chroma keeps the frame's subsampling. The planes are in @enc->planes.
+ * Chroma keeps the frame's subsampling, or with @to_420 is averaged down
+ * to 4:2:0 where the frame has more. The planes are in @enc->planes.
  * Return: 0 or -ENOMEM.
  */
 int hws__frame_to_planes(struct hws_image_encoder *enc, const struct hws__pixfmt *pf,
-			 const struct hws_frame *frame, size_t stride, struct hws__planes *ret_planes);
+			 const struct hws_frame *frame, size_t stride, bool to_420,
+			 struct hws__planes *ret_planes);
 
 /*
  * hws__frame_to_grey8 - the 8-bit rows of a checked GREY or GREY16 frame:

@@ -6,8 +6,9 @@
  *  - YUV of every layout (packed 4:2:2 such as YUYV, planar YU12, YV12,
  *    422P, semi-planar NV12, NV21, NV16 ..., packed 4:4:4) is only taken
  *    apart into Y, Cb and Cr planes (planes.c) and compressed from them
- *    at its own subsampling: no colour conversion, no chroma resampling,
- *    and about half the work of going through RGB (what fswebcam does);
+ *    at its own subsampling, or at 4:2:0 if the encoder is set so: no
+ *    colour conversion, and about half the work of going through RGB
+ *    (what fswebcam does);
  *  - GREY is compressed as a one-component image, straight from the frame
  *    (16-bit grey narrowed first);
  *  - 24- and 32-bit RGB are handed to TurboJPEG as they are, rows padded or
@@ -277,7 +278,8 @@ int hws__jpeg_encode(struct hws_image_encoder *enc, const struct hws__pixfmt *pf
 			return -ENOMEM;
 	}
 	if (hws__pixfmt_is_yuv(pf)) {
-		r = hws__frame_to_planes(enc, pf, frame, stride, &planes);
+		r = hws__frame_to_planes(enc, pf, frame, stride,
+					  enc->chroma == HWS_IMAGE_CHROMA_420, &planes);
 		subsamp = planes.subsamp;
 	} else if (pf->kind == HWS__PIX_GREY || pf->kind == HWS__PIX_GREY16) {
 		src = hws__frame_to_grey8(enc, pf, frame, stride, &src_stride);

@@ -2,85 +2,161 @@
 /*
  * YUV frames as the Y, Cb and Cr planes TurboJPEG takes: packed 4:2:2
  * split, planar copied, semi-planar (NV12 ...) de-interleaved, packed
- * 4:4:4 unpacked, each at the subsampling the frame has, so that JPEG
- * compresses them without a detour through RGB and without resampling
- * chroma. PNG and PPM have TurboJPEG decode the same planes to RGB.
+ * 4:4:4 unpacked, so that JPEG compresses them without a detour through
+ * RGB. PNG and PPM have TurboJPEG decode the same planes to RGB.
+ *
+ * Chroma keeps the frame's subsampling, or is averaged down to 4:2:0 when
+ * the encoder asks for it (hws_image_encoder_set_chroma()): in the same
+ * pass, while the samples are in hand, as a second pass over the chroma
+ * planes would spend again part of what coding fewer blocks saves.
  *
  * JPEG (JFIF) YCbCr is full range, V4L2's is limited: every sample is
  * stretched by table on the way (Y 16..235 to 0..255, Cb/Cr 16..240 to
  * 0..255 around 128), or every JPEG would have grey blacks and dull
- * colours next to the PPM of the same frame.
+ * colours next to the PPM of the same frame. Samples are averaged before
+ * the stretch: one lookup for two or four of them, and the stretch is
+ * linear, so that the order changes only the rounding.
  */
 #include <assert.h>
 #include <errno.h>
 
 #include "image/image-internal.h"
 
-ALWAYS_INLINE void yuv422_split(const struct hws__yuv_tables *t, const struct hws_frame *f,
-				size_t stride, uint8_t *y, uint8_t *u, uint8_t *v, unsigned oy0,
-				unsigned ou, unsigned oy1, unsigned ov)
+/* Means rounded to nearest, so that a flat colour stays that colour. */
+ALWAYS_INLINE unsigned mean2(unsigned a, unsigned b)
 {
-	const uint8_t *row = f->data, *yt = t->full_y, *ct = t->full_c;
-	uint32_t w = f->width, pairs = w / 2, cw = (w + 1) / 2;
+	return (a + b + 1) >> 1;
+}
 
-	for (uint32_t j = 0; j < f->height; j++, row += stride, y += w, u += cw, v += cw) {
-		const uint8_t *s = row;
+ALWAYS_INLINE unsigned mean4(unsigned a, unsigned b, unsigned c, unsigned d)
+{
+	return (a + b + c + d + 2) >> 2;
+}
 
-		for (uint32_t i = 0; i < pairs; i++, s += 4) {
-			y[2 * i] = yt[s[oy0]];
-			y[2 * i + 1] = yt[s[oy1]];
-			u[i] = ct[s[ou]];
-			v[i] = ct[s[ov]];
+/*
+ * One row of packed 4:2:2 into the planes; with @pair, that row and the
+ * one below it, their chroma averaged into one row (4:2:0).
+ */
+ALWAYS_INLINE void yuv422_row(const struct hws__yuv_tables *t, const uint8_t *s, size_t stride,
+			      uint32_t w, uint8_t *y, uint8_t *u, uint8_t *v, bool pair,
+			      unsigned oy0, unsigned ou, unsigned oy1, unsigned ov)
+{
+	const uint8_t *yt = t->full_y, *ct = t->full_c, *b = pair ? s + stride : s;
+	uint8_t *yb = y + w;
+	uint32_t i, pairs = w / 2;
+
+	for (i = 0; i < pairs; i++, s += 4, b += 4) {
+		y[2 * i] = yt[s[oy0]];
+		y[2 * i + 1] = yt[s[oy1]];
+		if (pair) {
+			yb[2 * i] = yt[b[oy0]];
+			yb[2 * i + 1] = yt[b[oy1]];
 		}
-		if (w & 1) {
-			y[w - 1] = yt[s[oy0]];
-			u[pairs] = ct[s[ou]];
-			v[pairs] = ct[s[ov]];
+		u[i] = ct[pair ? mean2(s[ou], b[ou]) : s[ou]];
+		v[i] = ct[pair ? mean2(s[ov], b[ov]) : s[ov]];
+	}
+	if (w & 1) {
+		y[w - 1] = yt[s[oy0]];
+		if (pair)
+			yb[w - 1] = yt[b[oy0]];
+		u[i] = ct[pair ? mean2(s[ou], b[ou]) : s[ou]];
+		v[i] = ct[pair ? mean2(s[ov], b[ov]) : s[ov]];
+	}
+}
+
+ALWAYS_INLINE void yuv422_split(const struct hws__yuv_tables *t, const struct hws_frame *f,
+				size_t stride, bool to_420, uint8_t *y, uint8_t *u, uint8_t *v,
+				unsigned oy0, unsigned ou, unsigned oy1, unsigned ov)
+{
+	const uint8_t *row = f->data;
+	uint32_t w = f->width, cw = (w + 1) / 2, j = 0;
+
+	if (to_420)
+		for (; j + 1 < f->height; j += 2, row += 2 * stride, y += 2 * (size_t)w, u += cw, v += cw)
+			yuv422_row(t, row, stride, w, y, u, v, true, oy0, ou, oy1, ov);
+	/* Every row at 4:2:2; at 4:2:0, an odd height's last row alone. */
+	for (; j < f->height; j++, row += stride, y += w, u += cw, v += cw)
+		yuv422_row(t, row, stride, w, y, u, v, false, oy0, ou, oy1, ov);
+}
+
+static void yuv422_to_planes(const struct hws__yuv_tables *t, const struct hws__pixfmt *pf,
+			     const struct hws_frame *frame, size_t stride, bool to_420,
+			     uint8_t *y, uint8_t *u, uint8_t *v)
+{
+	if (pf->off[0] == 0 && pf->off[1] == 1)
+		yuv422_split(t, frame, stride, to_420, y, u, v, 0, 1, 2, 3);
+	else if (pf->off[0] == 0)
+		yuv422_split(t, frame, stride, to_420, y, u, v, 0, 3, 2, 1);
+	else if (pf->off[1] == 0)
+		yuv422_split(t, frame, stride, to_420, y, u, v, 1, 0, 3, 2);
+	else
+		yuv422_split(t, frame, stride, to_420, y, u, v, 1, 2, 3, 0);
+}
+
+/*
+ * @n interleaved planes (one, or the two of a semi-planar frame) of @w x @h
+ * samples into @dst[0..n-1], through @map. With @ry, each sample is
+ * averaged with the one below (4:2:2 to 4:2:0); with @rx too, with its
+ * right-hand neighbours as well (4:4:4 to 4:2:0). A last row or column
+ * without a neighbour is averaged with itself, that is kept alone.
+ */
+ALWAYS_INLINE void plane_rows(const uint8_t *src, size_t src_stride, uint32_t w, uint32_t h,
+			      unsigned n, uint8_t *const dst[], size_t dst_stride,
+			      const uint8_t *map, unsigned rx, unsigned ry)
+{
+	uint32_t dw = (w + rx) >> rx, dh = (h + ry) >> ry;
+
+	assert(ry || !rx);
+	for (uint32_t j = 0; j < dh; j++) {
+		const uint8_t *a = src + ((size_t)j << ry) * src_stride;
+		const uint8_t *b = ry && ((j << ry) + 1 < h) ? a + src_stride : a;
+
+		for (uint32_t i = 0; i < dw; i++) {
+			size_t k = ((size_t)i << rx) * n;
+			/* Past an odd width, the last column stands for its neighbour. */
+			size_t k1 = rx && (i << rx) + 1 < w ? k + n : k;
+
+			for (unsigned c = 0; c < n; c++) {
+				unsigned s = rx ? mean4(a[k + c], a[k1 + c], b[k + c], b[k1 + c])
+					   : ry ? mean2(a[k + c], b[k + c]) : a[k + c];
+
+				dst[c][j * dst_stride + i] = map[s];
+			}
 		}
 	}
 }
 
-static void yuv422_to_planes(const struct hws__yuv_tables *t, const struct hws__pixfmt *pf,
-			     const struct hws_frame *frame, size_t stride,
-			     uint8_t *y, uint8_t *u, uint8_t *v)
+ALWAYS_INLINE void chroma_rows_n(const uint8_t *src, size_t src_stride, uint32_t w, uint32_t h,
+				 unsigned n, uint8_t *const dst[], size_t dst_stride,
+				 const uint8_t *map, unsigned rx, unsigned ry)
 {
-	if (pf->off[0] == 0 && pf->off[1] == 1)
-		yuv422_split(t, frame, stride, y, u, v, 0, 1, 2, 3);
-	else if (pf->off[0] == 0)
-		yuv422_split(t, frame, stride, y, u, v, 0, 3, 2, 1);
-	else if (pf->off[1] == 0)
-		yuv422_split(t, frame, stride, y, u, v, 1, 0, 3, 2);
+	if (rx)
+		plane_rows(src, src_stride, w, h, n, dst, dst_stride, map, 1, 1);
+	else if (ry)
+		plane_rows(src, src_stride, w, h, n, dst, dst_stride, map, 0, 1);
 	else
-		yuv422_split(t, frame, stride, y, u, v, 1, 2, 3, 0);
+		plane_rows(src, src_stride, w, h, n, dst, dst_stride, map, 0, 0);
 }
 
-/* Copy a plane of @w x @h samples through @map. */
-static void plane_map(const uint8_t *src, size_t src_stride, uint32_t w, uint32_t h,
-		      uint8_t *dst, size_t dst_stride, const uint8_t *map)
+/* plane_rows() for chroma, a loop for each plane count and reduction. */
+static void chroma_rows(const uint8_t *src, size_t src_stride, uint32_t w, uint32_t h,
+			unsigned n, uint8_t *const dst[], size_t dst_stride, const uint8_t *map,
+			unsigned rx, unsigned ry)
 {
-	for (uint32_t j = 0; j < h; j++, src += src_stride, dst += dst_stride)
-		for (uint32_t i = 0; i < w; i++)
-			dst[i] = map[src[i]];
-}
-
-/* One plane of interleaved pairs into two, through @map. */
-static void plane_split(const uint8_t *src, size_t src_stride, uint32_t w, uint32_t h,
-			uint8_t *a, uint8_t *b, size_t dst_stride, const uint8_t *map)
-{
-	for (uint32_t j = 0; j < h; j++, src += src_stride, a += dst_stride, b += dst_stride)
-		for (uint32_t i = 0; i < w; i++) {
-			a[i] = map[src[2 * i]];
-			b[i] = map[src[2 * i + 1]];
-		}
+	if (n == 1)
+		chroma_rows_n(src, src_stride, w, h, 1, dst, dst_stride, map, rx, ry);
+	else
+		chroma_rows_n(src, src_stride, w, h, 2, dst, dst_stride, map, rx, ry);
 }
 
 int hws__frame_to_planes(struct hws_image_encoder *enc, const struct hws__pixfmt *pf,
-			 const struct hws_frame *frame, size_t stride, struct hws__planes *ret_planes)
+			 const struct hws_frame *frame, size_t stride, bool to_420,
+			 struct hws__planes *ret_planes)
 {
 	const struct hws__yuv_tables *t = &enc->yuv;
 	const uint8_t *src = frame->data;
-	uint32_t w = frame->width, h = frame->height, cw, ch;
-	unsigned xs = 0, ys = 0;
+	uint32_t w = frame->width, h = frame->height, cw, ch, out_cw;
+	unsigned xs = 0, ys = 0, rx, ry;
 	uint8_t *y, *cb, *cr;
 
 	assert(hws__pixfmt_is_yuv(pf));
@@ -92,6 +168,13 @@ int hws__frame_to_planes(struct hws_image_encoder *enc, const struct hws__pixfmt
 	}
 	cw = (w + (1u << xs) - 1) >> xs;
 	ch = (h + (1u << ys) - 1) >> ys;
+	/* What 4:2:0 takes away: a 4:2:2 frame's every other chroma row,
+	 * a 4:4:4 frame's every other row and column. */
+	rx = to_420 && !xs;
+	ry = to_420 && !ys;
+	out_cw = (cw + rx) >> rx;
+	/* The chroma planes have room for the frame's own subsampling, which
+	 * packed 4:4:4 is unpacked into before it is reduced where it lies. */
 	if (hws__buf_reserve(&enc->planes, (size_t)w * h + 2 * (size_t)cw * ch) < 0)
 		return -ENOMEM;
 	y = enc->planes.data;
@@ -100,7 +183,7 @@ int hws__frame_to_planes(struct hws_image_encoder *enc, const struct hws__pixfmt
 
 	switch ((enum hws__pix_kind)pf->kind) {
 	case HWS__PIX_YUV422:
-		yuv422_to_planes(t, pf, frame, stride, y, cb, cr);
+		yuv422_to_planes(t, pf, frame, stride, to_420, y, cb, cr);
 		break;
 	case HWS__PIX_YUV_PLANAR: {
 		/* Under the luma plane, two chroma planes with the stride
@@ -108,30 +191,27 @@ int hws__frame_to_planes(struct hws_image_encoder *enc, const struct hws__pixfmt
 		size_t cstride = stride >> xs;
 		const uint8_t *c0 = src + stride * h, *c1 = c0 + cstride * ch;
 
-		plane_map(src, stride, w, h, y, w, t->full_y);
-		plane_map(pf->off[2] ? c1 : c0, cstride, cw, ch, cb, cw, t->full_c);
-		plane_map(pf->off[2] ? c0 : c1, cstride, cw, ch, cr, cw, t->full_c);
+		plane_rows(src, stride, w, h, 1, &y, w, t->full_y, 0, 0);
+		chroma_rows(pf->off[2] ? c1 : c0, cstride, cw, ch, 1, &cb, out_cw, t->full_c, rx, ry);
+		chroma_rows(pf->off[2] ? c0 : c1, cstride, cw, ch, 1, &cr, out_cw, t->full_c, rx, ry);
 		break;
 	}
 	case HWS__PIX_YUV_SEMI: {
 		/* One chroma plane of pairs, as wide in bytes as two samples. */
 		size_t cstride = 2 * (stride >> xs);
-		const uint8_t *c = src + stride * h;
+		uint8_t *pairs[2] = { pf->off[2] ? cr : cb, pf->off[2] ? cb : cr };
 
-		plane_map(src, stride, w, h, y, w, t->full_y);
-		if (pf->off[2])
-			plane_split(c, cstride, cw, ch, cr, cb, cw, t->full_c);
-		else
-			plane_split(c, cstride, cw, ch, cb, cr, cw, t->full_c);
+		plane_rows(src, stride, w, h, 1, &y, w, t->full_y, 0, 0);
+		chroma_rows(src + stride * h, cstride, cw, ch, 2, pairs, out_cw, t->full_c, rx, ry);
 		break;
 	}
 	case HWS__PIX_YUV_WORD: {
 		uint8_t *dst[3] = { y, cb, cr };
 
 		hws__word_rows(pf, frame, stride, dst, 1, w);
-		plane_map(y, w, w, h, y, w, t->full_y);
-		plane_map(cb, w, w, h, cb, w, t->full_c);
-		plane_map(cr, w, w, h, cr, w, t->full_c);
+		plane_rows(y, w, w, h, 1, &y, w, t->full_y, 0, 0);
+		chroma_rows(cb, w, w, h, 1, &cb, out_cw, t->full_c, rx, ry);
+		chroma_rows(cr, w, w, h, 1, &cr, out_cw, t->full_c, rx, ry);
 		break;
 	}
 	default:
@@ -140,8 +220,8 @@ int hws__frame_to_planes(struct hws_image_encoder *enc, const struct hws__pixfmt
 	}
 	*ret_planes = (struct hws__planes){
 		.plane = { y, cb, cr },
-		.stride = { (int)w, (int)cw, (int)cw },
-		.subsamp = !xs ? TJSAMP_444 : ys ? TJSAMP_420 : TJSAMP_422,
+		.stride = { (int)w, (int)out_cw, (int)out_cw },
+		.subsamp = to_420 ? TJSAMP_420 : !xs ? TJSAMP_444 : ys ? TJSAMP_420 : TJSAMP_422,
 	};
 	return 0;
 }

@@ -53,6 +53,14 @@ static struct hws_image_encoder *new_encoder(void)
 	return enc;
 }
 
+static struct hws_image_encoder *new_encoder_420(void)
+{
+	struct hws_image_encoder *enc = new_encoder();
+
+	ASSERT_EQ(hws_image_encoder_set_chroma(enc, HWS_IMAGE_CHROMA_420), 0);
+	return enc;
+}
+
 /* The RGB pixels of a frame's PPM, a copy the caller frees. */
 static uint8_t *ppm_of(struct hws_image_encoder *enc, const struct hws_frame *f)
 {
@@ -72,8 +80,10 @@ static uint8_t *ppm_of(struct hws_image_encoder *enc, const struct hws_frame *f)
 	return px;
 }
 
-/* The frame's JPEG decoded to RGB by TurboJPEG; its subsampling too. */
-static uint8_t *jpeg_of(struct hws_image_encoder *enc, const struct hws_frame *f, int *ret_subsamp)
+/* The frame's JPEG at @quality decoded to RGB by TurboJPEG with
+ * @tj_flags; its subsampling too. */
+static uint8_t *jpeg_decoded(struct hws_image_encoder *enc, const struct hws_frame *f, int quality,
+			     int tj_flags, int *ret_subsamp)
 {
 	const void *jpeg;
 	size_t size;
@@ -81,16 +91,21 @@ static uint8_t *jpeg_of(struct hws_image_encoder *enc, const struct hws_frame *f
 	tjhandle tj = tjInitDecompress();
 	uint8_t *px;
 
-	ASSERT_EQ(hws_image_encode(enc, f, HWS_IMAGE_JPEG, 95, &jpeg, &size), 0);
+	ASSERT_EQ(hws_image_encode(enc, f, HWS_IMAGE_JPEG, quality, &jpeg, &size), 0);
 	ASSERT_NOT_NULL(tj);
 	ASSERT_EQ(tjDecompressHeader3(tj, jpeg, size, &w, &h, ret_subsamp, &cs), 0);
 	ASSERT_EQ(w, (int)f->width);
 	ASSERT_EQ(h, (int)f->height);
 	px = malloc((size_t)w * h * 3);
 	ASSERT_NOT_NULL(px);
-	ASSERT_EQ(tjDecompress2(tj, jpeg, size, px, w, 0, h, TJPF_RGB, 0), 0);
+	ASSERT_EQ(tjDecompress2(tj, jpeg, size, px, w, 0, h, TJPF_RGB, tj_flags), 0);
 	tjDestroy(tj);
 	return px;
+}
+
+static uint8_t *jpeg_of(struct hws_image_encoder *enc, const struct hws_frame *f, int *ret_subsamp)
+{
+	return jpeg_decoded(enc, f, 95, 0, ret_subsamp);
 }
 
 /* Pixel (x, y) of @px within @tol of @want, channel by channel. */
@@ -172,23 +187,37 @@ static uint8_t *pack_planar(const struct planar *p, size_t *ret_size)
 
 TEST(planar_yuv_bars)
 {
-	struct hws_image_encoder *enc = new_encoder();
+	struct hws_image_encoder *enc = new_encoder(), *enc420 = new_encoder_420();
 
 	for (size_t k = 0; k < sizeof(planars) / sizeof(planars[0]); k++) {
 		const struct planar *p = &planars[k];
 		char what[32];
-		size_t size;
-		uint8_t *buf = pack_planar(p, &size), *ppm, *jpg;
+		size_t size, size420;
+		uint8_t *buf = pack_planar(p, &size), *ppm, *ppm420, *jpg, *jpg420;
 		struct hws_frame f = {
 			.data = buf, .size = size, .width = BW, .height = BH, .fourcc = p->fourcc,
 			.bytesperline = BPL,
 		};
+		const void *jpeg, *jpeg420;
 		int subsamp;
 
 		snprintf(what, sizeof(what), "%.4s PPM", (const char *)&p->fourcc);
 		ppm = ppm_of(enc, &f);
 		jpg = jpeg_of(enc, &f, &subsamp);
 		ASSERT_EQ(subsamp, p->subsamp);
+		/* Asked for 4:2:0, every JPEG is; one that was already is the
+		 * same file, and PPM is what it was. */
+		jpg420 = jpeg_of(enc420, &f, &subsamp);
+		ASSERT_EQ(subsamp, TJSAMP_420);
+		ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_JPEG, 85, &jpeg, &size), 0);
+		ASSERT_EQ(hws_image_encode(enc420, &f, HWS_IMAGE_JPEG, 85, &jpeg420, &size420), 0);
+		if (p->subsamp == TJSAMP_420) {
+			ASSERT_UL_EQ(size420, size);
+			ASSERT_EQ(memcmp(jpeg420, jpeg, size), 0);
+		}
+		ppm420 = ppm_of(enc420, &f);
+		ASSERT_EQ(memcmp(ppm420, ppm, BW * BH * 3), 0);
+		free(ppm420);
 		/* The inner 2x2 of each block: chroma upsampling blends only
 		 * samples of the block itself there. */
 		for (uint32_t y = 0; y < BH; y++)
@@ -203,11 +232,15 @@ TEST(planar_yuv_bars)
 				near(what, ppm, BW, x, y, want, 3);
 				snprintf(what, sizeof(what), "%.4s JPEG", (const char *)&p->fourcc);
 				near(what, jpg, BW, x, y, want, 24);
+				snprintf(what, sizeof(what), "%.4s JPEG 4:2:0", (const char *)&p->fourcc);
+				near(what, jpg420, BW, x, y, want, 24);
 			}
+		free(jpg420);
 		free(jpg);
 		free(ppm);
 		free(buf);
 	}
+	hws_image_encoder_free(enc420);
 	hws_image_encoder_free(enc);
 }
 
@@ -332,6 +365,148 @@ TEST(packed_yuv444_bars)
 		free(jpg);
 		free(ppm);
 	}
+	hws_image_encoder_free(enc);
+}
+
+/* ---- 4:2:0 on request ------------------------------------------------------ */
+
+/*
+ * A picture whose chroma changes from each sample to the next, down and
+ * across, over a luma ramp: averaging the wrong samples, dropping one, or
+ * taking a row's luma from its neighbour shows in the colours, which all
+ * stay inside the RGB cube, where no clamp hides a difference.
+ */
+static uint8_t luma_at(uint32_t x, uint32_t y)
+{
+	return (uint8_t)(60 + 5 * x + 6 * y);
+}
+
+/* Cb (@c 0) or Cr (1) of the chroma sample at (@cx, @cy). */
+static uint8_t chroma_at(int c, uint32_t cx, uint32_t cy)
+{
+	static const uint8_t v[2][2][2] = {
+		{ { 108, 128 }, { 136, 150 } },
+		{ { 150, 132 }, { 112, 100 } },
+	};
+
+	return v[c][cy & 1][cx & 1];
+}
+
+static const struct chroma_case {
+	uint32_t fourcc;
+	unsigned xs;             /* 1: 4:2:2, 0: 4:4:4 */
+	enum { PACKED, PLANAR, SEMI, WORD } layout;
+	uint8_t off[4];          /* PACKED: Y0, Cb, Y1, Cr in the pair; SEMI: Cb, Cr in theirs */
+} chroma_cases[] = {
+	{ V4L2_PIX_FMT_YUYV, 1, PACKED, { 0, 1, 2, 3 } },
+	{ V4L2_PIX_FMT_UYVY, 1, PACKED, { 1, 0, 3, 2 } },
+	{ V4L2_PIX_FMT_YVYU, 1, PACKED, { 0, 3, 2, 1 } },
+	{ V4L2_PIX_FMT_VYUY, 1, PACKED, { 1, 2, 3, 0 } },
+	{ V4L2_PIX_FMT_YUV422P, 1, PLANAR, { 0 } },
+	{ V4L2_PIX_FMT_NV16, 1, SEMI, { 0, 1 } },
+	{ V4L2_PIX_FMT_NV61, 1, SEMI, { 1, 0 } },
+	{ V4L2_PIX_FMT_NV24, 0, SEMI, { 0, 1 } },
+	{ V4L2_PIX_FMT_NV42, 0, SEMI, { 1, 0 } },
+	{ V4L2_PIX_FMT_YUV32, 0, WORD, { 0 } },   /* bytes A Y Cb Cr */
+};
+
+/* The picture in @k's layout, rows packed, in a buffer of exactly the
+ * frame's size (so that ASan sees a read beyond it). */
+static uint8_t *pack_chroma_case(const struct chroma_case *k, uint32_t w, uint32_t h,
+				 size_t *ret_size)
+{
+	uint32_t cw = (w + k->xs) >> k->xs, pairs = (w + 1) / 2;
+	size_t size = k->layout == PACKED ? (size_t)pairs * 4 * h :
+		      k->layout == WORD ? (size_t)w * h * 4 : (size_t)w * h + 2 * (size_t)cw * h;
+	uint8_t *buf = malloc(size), *c = buf + (size_t)w * h;
+
+	ASSERT_NOT_NULL(buf);
+	memset(buf, 0x5a, size);
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			uint8_t luma = luma_at(x, y);
+			uint8_t cb = chroma_at(0, x >> k->xs, y), cr = chroma_at(1, x >> k->xs, y);
+			size_t i = (size_t)y * cw + (x >> k->xs);
+			uint8_t *q = buf + ((size_t)y * pairs + x / 2) * 4;
+
+			switch (k->layout) {
+			case PACKED:
+				q[k->off[(x & 1) * 2]] = luma;
+				q[k->off[1]] = cb;
+				q[k->off[3]] = cr;
+				break;
+			case PLANAR:
+				buf[(size_t)y * w + x] = luma;
+				c[i] = cb;
+				c[(size_t)cw * h + i] = cr;
+				break;
+			case SEMI:
+				buf[(size_t)y * w + x] = luma;
+				c[2 * i + k->off[0]] = cb;
+				c[2 * i + k->off[1]] = cr;
+				break;
+			case WORD:
+				q = buf + ((size_t)y * w + x) * 4;
+				q[1] = luma, q[2] = cb, q[3] = cr;
+				break;
+			}
+		}
+	*ret_size = size;
+	return buf;
+}
+
+/* Pixel (x, y) at 4:2:0: the chroma samples of its 2x2 block (4:4:4) or of
+ * its column's two rows (4:2:2) averaged, those the frame has. */
+static void colour_420(const struct chroma_case *k, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
+		       int *rgb)
+{
+	uint32_t x0 = k->xs ? x : x & ~1u, x1 = k->xs ? x : x0 + 1, y0 = y & ~1u;
+	unsigned sum[2] = { 0, 0 }, n = 0;
+
+	for (uint32_t yy = y0; yy <= y0 + 1 && yy < h; yy++)
+		for (uint32_t xx = x0; xx <= x1 && xx < w; xx++, n++)
+			for (int c = 0; c < 2; c++)
+				sum[c] += chroma_at(c, xx >> k->xs, yy);
+	bt601(luma_at(x, y), (int)((sum[0] + n / 2) / n), (int)((sum[1] + n / 2) / n), rgb);
+}
+
+TEST(chroma_420_averages)
+{
+	/* An odd height leaves the last row alone; an odd width, the last
+	 * column (V4L2 has no odd width for planar 4:2:2). */
+	static const uint32_t sizes[][2] = { { 16, 10 }, { 16, 9 }, { 15, 9 } };
+	struct hws_image_encoder *enc = new_encoder_420();
+
+	for (size_t k = 0; k < sizeof(chroma_cases) / sizeof(chroma_cases[0]); k++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			const struct chroma_case *cc = &chroma_cases[k];
+			uint32_t w = sizes[s][0], h = sizes[s][1];
+			char what[48];
+			size_t size;
+			uint8_t *buf, *px;
+			int subsamp;
+
+			if ((w & 1) && cc->xs && cc->layout != PACKED)
+				continue;
+			buf = pack_chroma_case(cc, w, h, &size);
+			struct hws_frame f = { .data = buf, .size = size, .width = w, .height = h,
+					       .fourcc = cc->fourcc };
+
+			/* Quality 100 and no smoothing of the chroma on the way
+			 * back: each pixel shows its own chroma sample. */
+			px = jpeg_decoded(enc, &f, 100, TJFLAG_FASTUPSAMPLE, &subsamp);
+			ASSERT_EQ(subsamp, TJSAMP_420);
+			snprintf(what, sizeof(what), "%.4s %ux%u at 4:2:0", (const char *)&cc->fourcc, w, h);
+			for (uint32_t y = 0; y < h; y++)
+				for (uint32_t x = 0; x < w; x++) {
+					int want[3];
+
+					colour_420(cc, w, h, x, y, want);
+					near(what, px, w, x, y, want, 4);
+				}
+			free(px);
+			free(buf);
+		}
 	hws_image_encoder_free(enc);
 }
 

@@ -790,29 +790,83 @@ TEST(png_matches_ppm)
 
 /* ---- JPEG --------------------------------------------------------------- */
 
+/* The camera's chroma is kept as it is, unless 4:2:0 is asked for (as the
+ * live stream does): then the file is 4:2:0, near the PPM still, and
+ * smaller. */
 TEST(jpeg_yuyv_psnr)
 {
 	enum { W = 640, H = 480 };
+	static const struct {
+		enum hws_image_chroma chroma;
+		int subsamp;
+	} settings[] = {
+		{ HWS_IMAGE_CHROMA_SOURCE, TJSAMP_422 }, /* the default, not set */
+		{ HWS_IMAGE_CHROMA_420, TJSAMP_420 },
+	};
 	struct hws_image_encoder *enc = new_encoder();
 	uint8_t *yuyv = yuyv_gradient(W, H), *want, *got;
 	struct hws_frame f = frame_of(V4L2_PIX_FMT_YUYV, W, H, W * 2, yuyv, (size_t)W * H * 2);
 	const void *jpeg;
-	size_t size;
+	size_t size, sizes[2];
 	int w, h, subsamp;
 	double db;
 
 	want = encode_ppm(enc, &f);
-	ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_JPEG, 85, &jpeg, &size), 0);
-	got = tj_decode(jpeg, size, &w, &h, &subsamp);
-	ASSERT_EQ(w, W);
-	ASSERT_EQ(h, H);
-	ASSERT_EQ(subsamp, TJSAMP_422); /* the camera's chroma, kept as it is */
-	db = psnr(got, want, (size_t)W * H * 3);
-	printf("YUYV 640x480 q85: %zu bytes, PSNR %.1f dB\n", size, db);
-	ASSERT_GT(db, 30.0);
-	free(got);
+	for (size_t k = 0; k < 2; k++) {
+		if (k)
+			ASSERT_EQ(hws_image_encoder_set_chroma(enc, settings[k].chroma), 0);
+		ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_JPEG, 85, &jpeg, &size), 0);
+		got = tj_decode(jpeg, size, &w, &h, &subsamp);
+		ASSERT_EQ(w, W);
+		ASSERT_EQ(h, H);
+		ASSERT_EQ(subsamp, settings[k].subsamp);
+		db = psnr(got, want, (size_t)W * H * 3);
+		printf("YUYV 640x480 q85 at %s: %zu bytes, PSNR %.1f dB\n", k ? "4:2:0" : "4:2:2", size, db);
+		ASSERT_GT(db, 30.0);
+		sizes[k] = size;
+		free(got);
+	}
+	ASSERT_UL_LE(sizes[1], sizes[0] - sizes[0] / 10);
 	free(want);
 	free(yuyv);
+	hws_image_encoder_free(enc);
+}
+
+/* The setting is checked, survives a refusal, and going back to the
+ * source's subsampling leaves nothing of 4:2:0 behind. */
+TEST(chroma_setting)
+{
+	enum { W = 64, H = 48 };
+	struct hws_image_encoder *enc = new_encoder(), *fresh = new_encoder();
+	uint8_t *yuyv = yuyv_gradient(W, H);
+	struct hws_frame f = frame_of(V4L2_PIX_FMT_YUYV, W, H, 0, yuyv, (size_t)W * H * 2);
+	const void *a, *b;
+	size_t na, nb;
+	int w, h, subsamp;
+	uint8_t *px;
+
+	ASSERT_EQ(hws_image_encoder_set_chroma(enc, (enum hws_image_chroma)2), -EINVAL);
+	ASSERT_EQ(hws_image_encoder_set_chroma(enc, (enum hws_image_chroma)-1), -EINVAL);
+	ASSERT_EQ(hws_image_encoder_set_chroma(NULL, HWS_IMAGE_CHROMA_420), -EINVAL);
+	ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_JPEG, 85, &a, &na), 0);
+	px = tj_decode(a, na, &w, &h, &subsamp);
+	ASSERT_EQ(subsamp, TJSAMP_422);
+	free(px);
+
+	ASSERT_EQ(hws_image_encoder_set_chroma(enc, HWS_IMAGE_CHROMA_420), 0);
+	ASSERT_EQ(hws_image_encoder_set_chroma(enc, (enum hws_image_chroma)2), -EINVAL);
+	ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_JPEG, 85, &a, &na), 0);
+	px = tj_decode(a, na, &w, &h, &subsamp);
+	ASSERT_EQ(subsamp, TJSAMP_420);
+	free(px);
+
+	ASSERT_EQ(hws_image_encoder_set_chroma(enc, HWS_IMAGE_CHROMA_SOURCE), 0);
+	ASSERT_EQ(hws_image_encode(enc, &f, HWS_IMAGE_JPEG, 85, &a, &na), 0);
+	ASSERT_EQ(hws_image_encode(fresh, &f, HWS_IMAGE_JPEG, 85, &b, &nb), 0);
+	ASSERT_UL_EQ(na, nb);
+	ASSERT_EQ(memcmp(a, b, na), 0);
+	free(yuyv);
+	hws_image_encoder_free(fresh);
 	hws_image_encoder_free(enc);
 }
 

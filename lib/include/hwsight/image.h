@@ -59,6 +59,29 @@ HWS_EXPORT int hws_image_encoder_new(struct hws_image_encoder **ret_encoder);
 /** hws_image_encoder_free - Return: NULL. */
 HWS_EXPORT struct hws_image_encoder *hws_image_encoder_free(struct hws_image_encoder *enc);
 
+/* The chroma subsampling of a JPEG made from a YUV frame. */
+enum hws_image_chroma {
+	HWS_IMAGE_CHROMA_SOURCE, /* the frame's own: 4:2:2 stays 4:2:2 (the default) */
+	HWS_IMAGE_CHROMA_420,    /* 4:2:2 and 4:4:4 averaged down to 4:2:0 */
+};
+
+/**
+ * hws_image_encoder_set_chroma - the chroma subsampling of the encoder's JPEGs
+ * @chroma: HWS_IMAGE_CHROMA_SOURCE, the default, or HWS_IMAGE_CHROMA_420
+ *
+ * With HWS_IMAGE_CHROMA_420, a 4:2:2 frame (YUYV, UYVY, 422P, NV16 ...)
+ * has each pair of chroma rows averaged into one, a 4:4:4 frame each 2x2
+ * block of chroma samples, as the frame is taken apart: what MJPEG
+ * streamers send, fewer blocks to code and so less time and fewer bytes
+ * a frame, for half the vertical colour resolution. A frame that is
+ * 4:2:0 already, RGB (always coded 4:2:0), grey and MJPEG are coded as
+ * before, and PPM and PNG are not affected.
+ *
+ * Return: 0, or -EINVAL (no @enc, or an unknown @chroma).
+ */
+HWS_EXPORT int hws_image_encoder_set_chroma(struct hws_image_encoder *enc,
+					    enum hws_image_chroma chroma);
+
 /**
  * hws_image_encode - encode a frame in memory
  * @quality: JPEG quality 1..100 (ignored by the other types)
