@@ -38,7 +38,10 @@ struct hwsd_camera {
 	const struct hwsd_camera_conf *conf;
 	char *directory;
 	struct hwsd_live *live;
-	struct hws_image_encoder *enc;     /* C: the camera's queue */
+	/* C: the camera's queue. One encoder, so that its buffers are kept
+	 * once for both: the snapshots and the live stream each set the
+	 * chroma subsampling they want before they encode. */
+	struct hws_image_encoder *enc;
 	struct hws_camera *dev;            /* C: open while streaming */
 	struct hws_capture_setup setup;    /* C */
 	unsigned skip;                     /* C: frames to let go by before one is used */

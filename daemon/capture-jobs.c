@@ -237,6 +237,8 @@ static void snapshot(struct hwsd_camera *cam, const char *reason, const struct h
 	hwsd_assert_on(cam->wq);
 	r = snapshot_path(cam, reason, path, sizeof(path));
 	if (r == 0)
+		r = hws_image_encoder_set_chroma(cam->enc, HWS_IMAGE_CHROMA_SOURCE);
+	if (r == 0)
 		r = hws_image_save(cam->enc, path, frame, cam->conf->type, cam->conf->quality);
 	if (r < 0) {
 		snprintf(what, sizeof(what), "%s snapshot", reason);
@@ -260,7 +262,8 @@ static void publish(struct hwsd_camera *cam, const struct hws_frame *frame)
 	size_t size;
 
 	hwsd_assert_on(cam->wq);
-	if (hws_image_encode(cam->enc, frame, HWS_IMAGE_JPEG, cam->conf->quality, &jpeg, &size) == 0)
+	if (hws_image_encoder_set_chroma(cam->enc, cam->conf->stream_chroma) == 0 &&
+	    hws_image_encode(cam->enc, frame, HWS_IMAGE_JPEG, cam->conf->quality, &jpeg, &size) == 0)
 		hwsd_live_publish(cam->live, jpeg, size, frame->timestamp_ns);
 	hws_camera_stats(cam->dev, &st);
 	hwsd_live_stream_stats(cam->live, &st, frame->width, frame->height, false);

@@ -379,8 +379,8 @@ static int chip_key(struct parser *p, const char *pattern, const char *name, con
 /* The name goes into file names and (later) URLs. */
 static const struct conf_section_kind camera_kind = CONF_SECTION_KIND(struct hwsd_camera_conf, "camera",
 	conf_is_name, "a camera name is letters, digits, '-' and '_'",
-	.on_alarm = true, .on_motion = true, .type = HWS_IMAGE_JPEG, .quality = 85, .skip_frames = 2,
-	.keep = 100);
+	.on_alarm = true, .on_motion = true, .type = HWS_IMAGE_JPEG, .quality = 85,
+	.stream_chroma = HWS_IMAGE_CHROMA_420, .skip_frames = 2, .keep = 100);
 
 static int camera_key(struct parser *p, const char *camera, const char *name, const char *v)
 {
@@ -388,10 +388,13 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 		{ "jpg", HWS_IMAGE_JPEG }, { "jpeg", HWS_IMAGE_JPEG }, { "png", HWS_IMAGE_PNG },
 		{ "ppm", HWS_IMAGE_PPM }, { NULL, 0 },
 	};
+	static const struct conf_word chromas[] = {
+		{ "420", HWS_IMAGE_CHROMA_420 }, { "source", HWS_IMAGE_CHROMA_SOURCE }, { NULL, 0 },
+	};
 	struct hwsd_camera_conf *cam = conf_section(p, (void **)&p->c->cameras, &p->c->n_cameras,
 						    &camera_kind, camera);
 	unsigned n;
-	int type;
+	int word;
 
 	if (!cam)
 		return 0;
@@ -433,15 +436,21 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 	if (!strcmp(name, "snapshot_on_motion"))
 		return conf_bool(p, name, v, &cam->on_motion);
 	if (!strcmp(name, "format")) {
-		if ((type = conf_word(p, name, v, formats)) < 0)
+		if ((word = conf_word(p, name, v, formats)) < 0)
 			return 0;
-		cam->type = type;
+		cam->type = word;
 		return 1;
 	}
 	if (!strcmp(name, "quality")) {
 		if (conf_parse_uint(v, 100, &n) < 0 || n < 1)
 			return conf_fail(p, "quality: \"%s\" is not 1 to 100", v);
 		cam->quality = (int)n;
+		return 1;
+	}
+	if (!strcmp(name, "stream_chroma")) {
+		if ((word = conf_word(p, name, v, chromas)) < 0)
+			return 0;
+		cam->stream_chroma = word;
 		return 1;
 	}
 	if (!strcmp(name, "skip_frames")) {

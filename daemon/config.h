@@ -46,6 +46,7 @@ struct hwsd_camera_conf {
 	bool on_alarm, on_motion;
 	enum hws_image_type type;
 	int quality;
+	enum hws_image_chroma stream_chroma; /* of the live stream's JPEGs */
 	unsigned skip_frames;
 	unsigned keep;          /* 0: keep every snapshot */
 };

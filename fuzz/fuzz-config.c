@@ -82,6 +82,9 @@ static void check_config(const struct hwsd_config *c)
 			   "[camera %s] format %d", cam->name, cam->type);
 		FUZZ_CHECK(cam->quality >= 1 && cam->quality <= 100, "[camera %s] quality %d", cam->name,
 			   cam->quality);
+		FUZZ_CHECK(cam->stream_chroma == HWS_IMAGE_CHROMA_420 ||
+			   cam->stream_chroma == HWS_IMAGE_CHROMA_SOURCE, "[camera %s] stream_chroma %d",
+			   cam->name, cam->stream_chroma);
 		FUZZ_CHECK(cam->skip_frames <= 100 && cam->keep <= 1000000, "[camera %s] skip %u keep %u",
 			   cam->name, cam->skip_frames, cam->keep);
 	}

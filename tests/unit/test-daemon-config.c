@@ -109,6 +109,7 @@ TEST(every_key)
 		       "snapshot_on_alarm = off\n"
 		       "format = png\n"
 		       "quality = 90\n"
+		       "stream_chroma = source\n"
 		       "skip_frames = 0\n"
 		       "keep = 0\n"
 		       "[motion]\n"
@@ -148,6 +149,8 @@ TEST(every_key)
 	ASSERT_FALSE(c->cameras[0].on_alarm);
 	ASSERT_TRUE(c->cameras[0].on_motion);
 	ASSERT_EQ(c->cameras[0].type, HWS_IMAGE_PNG);
+	ASSERT_EQ(c->cameras[0].quality, 90);
+	ASSERT_EQ(c->cameras[0].stream_chroma, HWS_IMAGE_CHROMA_SOURCE);
 	ASSERT_EQ(c->cameras[0].keep, 0);
 	ASSERT_TRUE(c->motion.enabled);
 	ASSERT_FALSE(c->motion.auto_disks);
@@ -156,6 +159,28 @@ TEST(every_key)
 	ASSERT_EQ(c->motion.park_ms, 30000);
 	ASSERT_EQ(c->history_flush_s, 600);
 	hwsd_config_free(c);
+}
+
+/* The live stream is 4:2:0 unless a camera says otherwise; the snapshots
+ * have no such key (they keep the camera's subsampling). */
+TEST(camera_stream_chroma)
+{
+	static const struct { const char *text; enum hws_image_chroma chroma; } cases[] = {
+		{ "[camera a]\ndevice = /dev/video0\n", HWS_IMAGE_CHROMA_420 },
+		{ "[camera a]\ndevice = /dev/video0\nstream_chroma = source\n", HWS_IMAGE_CHROMA_SOURCE },
+		{ "[camera a]\ndevice = /dev/video0\nstream_chroma = source\nstream_chroma = 420\n",
+		  HWS_IMAGE_CHROMA_420 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hwsd_config *c = NULL;
+		char *error = NULL;
+
+		ASSERT_EQ(load(cases[i].text, &c, &error), 0);
+		ASSERT_EQ(c->n_cameras, 1);
+		ASSERT_EQ(c->cameras[0].stream_chroma, cases[i].chroma);
+		hwsd_config_free(c);
+	}
 }
 
 /* flush_interval = 0 writes at each poll, as before bursts. */
@@ -326,6 +351,8 @@ TEST(mistakes_are_refused_with_their_line)
 		     "3: format: \"gif\" is not jpg, png or ppm");
 	expect_error("[camera a]\ndevice = /dev/video0\nquality = 0\n",
 		     "3: quality: \"0\" is not 1 to 100");
+	expect_error("[camera a]\ndevice = /dev/video0\nstream_chroma = 422\n",
+		     "3: stream_chroma: \"422\" is not 420 or source");
 	expect_error("[camera a]\nsize = 640x480\n", "2: [camera a]: no device");
 	expect_error("[motion]\ndisks = sda ../../etc/passwd\n",
 		     "2: disks: \"../../etc/passwd\" is not a disk name (sda, nvme0n1), auto or none");
