@@ -11,10 +11,12 @@
 
 /* Bits of work_struct.data besides PENDING and NOAUTOREL. */
 #define HWS_WORK_GRABBED 2 /* a cancel or mod_delayed_work owns the pending bit */
-#define HWS_WORK_FLAG_MASK 7UL
+#define HWS_WORK_QUEUEING 3 /* claimed by queue_work(), not yet on a worklist */
+#define HWS_WORK_FLAG_MASK 15UL
 #define HWS_WORK_PENDING_BIT (1UL << WORK_STRUCT_PENDING)
 #define HWS_WORK_NOAUTOREL_BIT (1UL << WORK_STRUCT_NOAUTOREL)
 #define HWS_WORK_GRABBED_BIT (1UL << HWS_WORK_GRABBED)
+#define HWS_WORK_QUEUEING_BIT (1UL << HWS_WORK_QUEUEING)
 
 /*
  * One worker thread and its list: the kernel's cpu_workqueue_struct.
@@ -27,10 +29,17 @@ struct hws__cwq {
 	struct work_struct *current_work;  /* L: wq->lock; written by this worker only */
 	unsigned long completed;           /* L: wq->lock; items finished */
 	int running;                       /* L: wq->lock; >1 while flushing from a handler */
-	_Atomic bool idle;                 /* L: wq->lock to write; waiting for a ring,
-					      read unlocked by the spinning worker */
 	bool timer_kick;                   /* timer thread only: signal it unlocked */
-	struct hws__mutex_cond more_work;  /* with wq->lock */
+	/*
+	 * The submitters' side, on its own cache line: queue_work() pushes
+	 * here without wq->lock, and whoever next takes the lock to look at
+	 * worklist splices these onto it first (take_incoming()).
+	 */
+	_Alignas(64) struct hws__list_head *_Atomic incoming; /* newest first,
+					      linked through entry.next */
+	_Atomic bool idle;                 /* set by the worker before it sleeps,
+					      cleared by the ring (take_idle()) */
+	struct hws__mutex_cond more_work;  /* rung without wq->lock, see ring_worker() */
 	struct hws__mutex_cond work_done;  /* with wq->lock: a run ended */
 	struct hws__mutex_cond flushed;    /* with wq->lock: a barrier ran */
 	pthread_t thread;
@@ -45,8 +54,8 @@ struct workqueue_struct {
 	bool freezeable;
 	bool spin;                         /* idle workers spin before they sleep */
 	bool frozen;                       /* L: lock */
-	bool stopping;                     /* L: lock */
-	unsigned int next_worker;          /* L: lock; round-robin for queue_work() */
+	_Atomic bool stopping;             /* written under lock */
+	_Atomic unsigned int next_worker;  /* round-robin for queue_work(); racy by design */
 
 	struct hws__timer_base timers;     /* L: lock */
 	int timer_fd;                      /* the timer thread's alarm */

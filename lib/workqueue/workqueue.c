@@ -15,6 +15,16 @@
  * queue: only holders of its lock write data then (a claim that fails
  * writes nothing), so they clear PENDING with a plain store, not a locked
  * read-modify-write.
+ *
+ * queue_work() takes no lock: it claims the item with QUEUEING set and
+ * pushes it on its worker's incoming stack with one compare-and-swap.
+ * Every holder of wq->lock that looks at a worklist first splices that
+ * worker's incoming items onto it, in the order they came, clearing
+ * QUEUEING (take_incoming()); so under the lock an item with QUEUEING
+ * still set is one whose submitter is between its claim and its push, and
+ * whose entry it must not touch: a cancel waits it out, a flush finds it
+ * not yet queued. The worker's sleep pairs with the push without a lock
+ * either: see idle_wait().
  */
 #include <assert.h>
 #include <errno.h>
@@ -125,8 +135,11 @@ static void clear_owned(struct work_struct *work, unsigned long bits)
 	atomic_store_explicit(&work->data, data & ~bits, memory_order_release);
 }
 
-/* Take PENDING and record @cwq in one step. Return: false if already pending. */
-static bool claim(struct work_struct *work, struct hws__cwq *cwq)
+/*
+ * Take PENDING and record @cwq, with the flags in @also, in one step.
+ * Return: false if already pending.
+ */
+static bool claim(struct work_struct *work, struct hws__cwq *cwq, unsigned long also)
 {
 	unsigned long old = atomic_load_explicit(&work->data, memory_order_relaxed);
 
@@ -135,34 +148,90 @@ static bool claim(struct work_struct *work, struct hws__cwq *cwq)
 			return false;
 	} while (!atomic_compare_exchange_weak_explicit(
 		&work->data, &old,
-		(old & HWS_WORK_FLAG_MASK) | HWS_WORK_PENDING_BIT | (unsigned long)cwq,
+		(old & HWS_WORK_FLAG_MASK) | HWS_WORK_PENDING_BIT | also | (unsigned long)cwq,
 		memory_order_acq_rel, memory_order_relaxed));
 	return true;
 }
 
-/* Wake @cwq's worker; the lock need not be held (see list_work()). */
+/*
+ * Wake @cwq's worker; no lock need be held. Sequentially consistent with
+ * the worker's count of itself among the waiters, for the reason given at
+ * idle_wait().
+ */
 static void ring_worker(struct hws__cwq *cwq)
 {
 	static const uint64_t one = 1;
 
-	if (cwq->wq->wake_fd < 0)
-		hws__mutex_cond_signal(&cwq->more_work);
-	else
+	if (cwq->wq->wake_fd >= 0)
 		(void)!write(cwq->wq->wake_fd, &one, sizeof(one));
+	else if (atomic_load_explicit(&cwq->more_work.waiters, memory_order_seq_cst))
+		hws__mutex_cond_wake(&cwq->more_work, 1);
 }
 
 /*
- * Mark @cwq's worker busy. Called with wq->lock held. Return: true if it
- * was idle, and is to be rung. Every ring is preceded by this, which is
- * what a spinning worker watches (see idle_wait()).
+ * Mark @cwq's worker busy; no lock need be held. Return: true if it was
+ * idle, and is to be rung: the exchange gives that to one caller only.
+ * Every ring is preceded by this, which is what a spinning worker watches
+ * (see idle_wait()).
  */
 static bool take_idle(struct hws__cwq *cwq)
 {
+	return atomic_load_explicit(&cwq->idle, memory_order_seq_cst) &&
+	       atomic_exchange_explicit(&cwq->idle, false, memory_order_seq_cst);
+}
+
+/* Anything pushed since the last take_incoming(), for a worker about to sleep. */
+static bool has_incoming(struct hws__cwq *cwq)
+{
+	return atomic_load_explicit(&cwq->incoming, memory_order_seq_cst) != NULL;
+}
+
+/* Push a claimed item on @cwq's incoming stack; no lock held. */
+static void push_incoming(struct hws__cwq *cwq, struct work_struct *work)
+{
+	struct hws__list_head *first = atomic_load_explicit(&cwq->incoming, memory_order_relaxed);
+
+	do
+		work->entry.next = first;
+	while (!atomic_compare_exchange_weak_explicit(&cwq->incoming, &first, &work->entry,
+						      memory_order_seq_cst, memory_order_relaxed));
+}
+
+/*
+ * Move what queue_work() pushed onto @cwq's worklist, oldest first, and
+ * hand each item to the queue (QUEUEING cleared). Called with wq->lock
+ * held, before anything looks at or adds to the worklist, which keeps
+ * items in the order they were queued.
+ */
+static void take_incoming(struct hws__cwq *cwq)
+{
+	struct hws__list_head *p, *older = NULL;
+
 	hws__mutex_assert_held(&cwq->wq->lock);
-	if (!atomic_load_explicit(&cwq->idle, memory_order_relaxed))
-		return false;
-	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
-	return true;
+	if (!atomic_load_explicit(&cwq->incoming, memory_order_relaxed))
+		return;
+	p = atomic_exchange_explicit(&cwq->incoming, NULL, memory_order_acquire);
+	while (p) {
+		struct hws__list_head *next = p->next;
+
+		p->next = older;
+		older = p;
+		p = next;
+	}
+	while (older) {
+		struct hws__list_head *next = older->next;
+
+		hws__list_add_tail(older, &cwq->worklist);
+		clear_owned(container_of(older, struct work_struct, entry), HWS_WORK_QUEUEING_BIT);
+		older = next;
+	}
+}
+
+/* Whether an item claimed by queue_work() has reached a worklist (see
+ * take_incoming()); before that its entry is its submitter's. */
+static bool in_flight(const struct work_struct *work)
+{
+	return hws__work_data(work) & HWS_WORK_QUEUEING_BIT;
 }
 
 void hws__wake_worker(struct hws__cwq *cwq)
@@ -183,6 +252,7 @@ void hws__wake_worker(struct hws__cwq *cwq)
  */
 static bool list_work(struct hws__cwq *cwq, struct work_struct *work, struct hws__list_head *at)
 {
+	take_incoming(cwq);
 	hws__list_add_tail(&work->entry, at);
 	return take_idle(cwq);
 }
@@ -194,15 +264,17 @@ static void insert_work(struct hws__cwq *cwq, struct work_struct *work, struct h
 		ring_worker(cwq);
 }
 
-/* Called with wq->lock held, which guards the turns too: no atomic add. */
+/* No lock needed: two submitters at once may take the same turn, which
+ * costs balance for an instant, where an atomic add would cost every
+ * queueing a locked instruction. */
 static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 {
 	struct hws__cwq *self = this_cwq;
 	unsigned idx;
 
-	hws__mutex_assert_held(&wq->lock);
+	/* A division costs more than the rest of queue_work(): only wrap. */
 	if (cpu >= 0)
-		return &wq->cwqs[cpu % wq->nr_workers];
+		return &wq->cwqs[cpu < wq->nr_workers ? cpu : cpu % wq->nr_workers];
 	/* A handler re-queueing keeps to its own worker, as on one CPU. */
 	if (self && self->wq == wq)
 		return self;
@@ -210,9 +282,9 @@ static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 	 * The kernel used the submitting CPU; our workers are not pinned to
 	 * CPUs, so taking turns is what keeps them all busy.
 	 */
-	/* Wrapped by a compare: a division would cost more than the rest. */
-	idx = wq->next_worker;
-	wq->next_worker = idx + 1 == (unsigned)wq->nr_workers ? 0 : idx + 1;
+	idx = atomic_load_explicit(&wq->next_worker, memory_order_relaxed);
+	atomic_store_explicit(&wq->next_worker, idx + 1 >= (unsigned)wq->nr_workers ? 0 : idx + 1,
+			      memory_order_relaxed);
 	return &wq->cwqs[idx];
 }
 
@@ -277,6 +349,20 @@ static int place_work(struct hws__cwq *cwq, struct work_struct *work, unsigned l
 	return arm_timer(cwq->wq, container_of(work, struct delayed_work, work), delay);
 }
 
+/* queue_work(): no lock, see the top of the file. */
+static int queue_now(int cpu, struct workqueue_struct *wq, struct work_struct *work)
+{
+	struct hws__cwq *cwq = pick_cwq(wq, cpu);
+
+	/* A queue being destroyed takes nothing new. */
+	if (wq->stopping || !claim(work, cwq, HWS_WORK_QUEUEING_BIT))
+		return 0;
+	push_incoming(cwq, work);
+	if (take_idle(cwq))
+		ring_worker(cwq);
+	return 1;
+}
+
 static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *work,
 		    unsigned long delay)
 {
@@ -285,10 +371,12 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 
 	if (!wq || (hws__work_data(work) & HWS_WORK_PENDING_BIT))
 		return 0;
+	if (delay == 0)
+		return queue_now(cpu, wq, work);
 	hws__mutex_lock(&wq->lock);
 	cwq = pick_cwq(wq, cpu);
 	/* A queue being destroyed takes nothing new. */
-	if (!wq->stopping && claim(work, cwq)) {
+	if (!wq->stopping && claim(work, cwq, 0)) {
 		placed = place_work(cwq, work, delay);
 		/* Not armed: idle again, neither pending nor naming a worker. */
 		if (placed < 0)
@@ -406,9 +494,10 @@ static void self_timed_sleep(struct hws__cwq *cwq)
 	int timeout = next_alarm(wq);
 	uint64_t count;
 
-	atomic_store_explicit(&cwq->idle, true, memory_order_relaxed);
+	/* The eventfd keeps a ring that comes before poll(): see idle_wait(). */
+	atomic_store_explicit(&cwq->idle, true, memory_order_seq_cst);
 	hws__mutex_unlock(&wq->lock);
-	if (poll(pfd, 2, timeout) > 0) {
+	if (!has_incoming(cwq) && poll(pfd, 2, timeout) > 0) {
 		/* Both are non-blocking: an empty one answers EAGAIN. */
 		if (pfd[0].revents)
 			(void)!read(wq->wake_fd, &count, sizeof(count));
@@ -434,27 +523,48 @@ static void spin_while_idle(struct hws__cwq *cwq)
 	} while (hws__now_ns() < end);
 }
 
+/* Sleep until a ring clears @cwq's idle flag. No lock held. */
+static void sleep_while_idle(struct hws__cwq *cwq)
+{
+	struct hws__mutex_cond *c = &cwq->more_work;
+
+	atomic_fetch_add_explicit(&c->waiters, 1, memory_order_seq_cst);
+	for (;;) {
+		unsigned int seq = atomic_load_explicit(&c->seq, memory_order_seq_cst);
+
+		if (!atomic_load_explicit(&cwq->idle, memory_order_seq_cst))
+			break;
+		hws__mutex_cond_sleep(c, seq, NULL);
+	}
+	atomic_fetch_sub_explicit(&c->waiters, 1, memory_order_relaxed);
+}
+
 /*
- * Wait for a ring. Called with wq->lock held; drops it meanwhile. With
- * more than one CPU the worker first spins a little, unlocked: an item
- * that comes while it spins, as when a queue is fed about as fast as it
- * drains, then costs neither its submitter a futex wake-up
- * (ring_worker() finds no sleeper) nor its worker two context switches.
+ * Wait for a ring. Called with wq->lock held and the worklist empty; drops
+ * the lock meanwhile. A submitter pushes, then looks at idle; the worker
+ * sets idle, then looks at the stack; all four sequentially consistent,
+ * so at least one of them sees the other and no item sleeps unseen. The
+ * same holds for the worker counting itself among the waiters before it
+ * reads the sequence and idle, against the ring clearing idle before it
+ * reads the count. With more than one CPU the worker first spins a
+ * little: an item that comes while it spins, as when a queue is fed about
+ * as fast as it drains, then costs neither its submitter a futex wake-up
+ * nor its worker two context switches.
  */
 static void idle_wait(struct hws__cwq *cwq)
 {
 	struct workqueue_struct *wq = cwq->wq;
 
-	atomic_store_explicit(&cwq->idle, true, memory_order_relaxed);
-	if (wq->spin) {
-		hws__mutex_unlock(&wq->lock);
-		spin_while_idle(cwq);
-		hws__mutex_lock(&wq->lock);
+	atomic_store_explicit(&cwq->idle, true, memory_order_seq_cst);
+	hws__mutex_unlock(&wq->lock);
+	if (!has_incoming(cwq)) {
+		if (wq->spin)
+			spin_while_idle(cwq);
+		sleep_while_idle(cwq);
 	}
-	/* A ring clears idle under the lock before it signals: none is lost. */
-	if (atomic_load_explicit(&cwq->idle, memory_order_relaxed))
-		hws__mutex_cond_wait(&cwq->more_work, &wq->lock);
+	/* Cleared here too when woken by the stack: a ring then finds none. */
 	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
+	hws__mutex_lock(&wq->lock);
 }
 
 static void *worker_main(void *arg)
@@ -469,6 +579,13 @@ static void *worker_main(void *arg)
 			break;
 		if (wq->wake_fd >= 0)
 			run_timers(wq);
+		/*
+		 * Only when dry, for whatever is older is on the list already;
+		 * and when frozen, or new items would keep idle_wait() from
+		 * sleeping.
+		 */
+		if (wq->frozen || hws__list_empty(&cwq->worklist))
+			take_incoming(cwq);
 		if (!wq->frozen && !hws__list_empty(&cwq->worklist)) {
 			run_one(cwq);
 			continue;
@@ -502,8 +619,7 @@ static void run_timers(struct workqueue_struct *wq)
 
 		hws__list_unlink(&t->entry);
 		t->entry.next = t->entry.prev = NULL;
-		hws__list_add_tail(&dwork->work.entry, &cwq->worklist);
-		cwq->timer_kick = take_idle(cwq) || cwq->timer_kick;
+		cwq->timer_kick = list_work(cwq, &dwork->work, &cwq->worklist) || cwq->timer_kick;
 	}
 }
 
@@ -558,7 +674,7 @@ static void *timer_main(void *arg)
 		for (int i = 0; i < wq->nr_workers; i++)
 			if (wq->cwqs[i].timer_kick) {
 				wq->cwqs[i].timer_kick = false;
-				hws__mutex_cond_signal(&wq->cwqs[i].more_work);
+				ring_worker(&wq->cwqs[i]);
 			}
 		/* EINTR, or EAGAIN after a re-arm in between: look again. */
 		if (timeout < 0 || poll(&pfd, 1, timeout) > 0)
@@ -745,13 +861,14 @@ void flush_workqueue(struct workqueue_struct *wq)
 	for (int i = 0; i < wq->nr_workers; i++) {
 		struct hws__cwq *cwq = &wq->cwqs[i];
 
+		take_incoming(cwq);
 		if (cwq == self) {
 			/*
 			 * Flushing from our own handler: waiting for our own
 			 * worker would never end, so run its list here, as
 			 * 2.6.20's run_workqueue() recursion did.
 			 */
-			while (!hws__list_empty(&cwq->worklist))
+			while (take_incoming(cwq), !hws__list_empty(&cwq->worklist))
 				run_one(cwq);
 		} else if (hws__list_empty(&cwq->worklist) && !cwq->running) {
 			/*
@@ -865,7 +982,14 @@ static int grab_pending(struct work_struct *work)
 
 			hws__mutex_lock(&wq->lock);
 			collect_expired(wq);
+			take_incoming(cwq);
 			data = hws__work_data(work);
+			if (data & HWS_WORK_QUEUEING_BIT) {
+				/* Its submitter is about to push it: wait that out. */
+				hws__mutex_unlock(&wq->lock);
+				sched_yield();
+				continue;
+			}
 			if (data_cwq(data) == cwq && !(data & HWS_WORK_GRABBED_BIT)) {
 				/* Queued and on no list: it is a delayed item's timer,
 				 * even when the caller passed just its work_struct. */
@@ -1014,7 +1138,10 @@ bool hws__flush_work(struct work_struct *work)
 		struct wq_barrier b;
 
 		hws__mutex_lock(&wq->lock);
-		if (data_cwq(hws__work_data(work)) == cwq && !hws__list_empty(&work->entry)) {
+		take_incoming(cwq);
+		/* One still in flight is queued after this call began: not waited for. */
+		if (data_cwq(hws__work_data(work)) == cwq && !in_flight(work) &&
+		    !hws__list_empty(&work->entry)) {
 			if (cwq == this_cwq) {
 				/* Our own list: run up to and including it. */
 				while (!hws__list_empty(&work->entry))
@@ -1058,7 +1185,8 @@ int hws__run_scheduled_work(struct work_struct *work)
 	/* One caller-run item per worker at a time, so that waiters see it. */
 	while (cwq->sync_work && data_cwq(hws__work_data(work)) == cwq)
 		hws__mutex_cond_wait(&cwq->work_done, &wq->lock);
-	if (data_cwq(hws__work_data(work)) != cwq || hws__list_empty(&work->entry)) {
+	take_incoming(cwq);
+	if (data_cwq(hws__work_data(work)) != cwq || in_flight(work) || hws__list_empty(&work->entry)) {
 		hws__mutex_unlock(&wq->lock);
 		return 0;
 	}
@@ -1077,9 +1205,11 @@ int hws__run_scheduled_work(struct work_struct *work)
 
 static bool all_lists_empty(struct workqueue_struct *wq)
 {
-	for (int i = 0; i < wq->nr_workers; i++)
+	for (int i = 0; i < wq->nr_workers; i++) {
+		take_incoming(&wq->cwqs[i]);
 		if (!hws__list_empty(&wq->cwqs[i].worklist))
 			return false;
+	}
 	return true;
 }
 
@@ -1106,6 +1236,7 @@ static void drop_queued(struct workqueue_struct *wq)
 	for (int i = 0; i < wq->nr_workers; i++) {
 		struct hws__list_head *list = &wq->cwqs[i].worklist;
 
+		take_incoming(&wq->cwqs[i]);
 		while (!hws__list_empty(list)) {
 			struct work_struct *work = container_of(list->next, struct work_struct, entry);
 
