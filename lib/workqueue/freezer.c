@@ -62,14 +62,17 @@ static bool wait_quiet(struct workqueue_struct *wq, const struct timespec *deadl
 {
 	bool quiet = true;
 
-	hws__mutex_lock(&wq->lock);
-	for (int i = 0; i < wq->nr_workers && quiet; i++)
-		while (wq->cwqs[i].running > 0)
-			if (hws__mutex_cond_timedwait(&wq->cwqs[i].work_done, &wq->lock, deadline) == ETIMEDOUT) {
-				quiet = wq->cwqs[i].running == 0;
+	for (int i = 0; i < wq->nr_workers && quiet; i++) {
+		struct hws__cwq *cwq = &wq->cwqs[i];
+
+		hws__mutex_lock(&cwq->lock);
+		while (cwq->running > 0)
+			if (hws__mutex_cond_timedwait(&cwq->work_done, &cwq->lock, deadline) == ETIMEDOUT) {
+				quiet = cwq->running == 0;
 				break;
 			}
-	hws__mutex_unlock(&wq->lock);
+		hws__mutex_unlock(&cwq->lock);
+	}
 	return quiet;
 }
 

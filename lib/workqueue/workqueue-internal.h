@@ -25,11 +25,15 @@
  */
 struct hws__cwq {
 	struct workqueue_struct *wq;
-	struct hws__list_head worklist;     /* L: wq->lock */
-	struct work_struct *current_work;  /* L: wq->lock; written by this worker only */
-	unsigned long completed;           /* L: wq->lock; items finished */
-	int running;                       /* L: wq->lock; >1 while flushing from a handler */
-	bool timer_kick;                   /* timer thread only: signal it unlocked */
+	/* The kernel's cwq->lock: this worker's list and counters, so that
+	 * two workers running items never meet at a lock. Inside wq->lock. */
+	struct hws__mutex lock;
+	struct hws__list_head worklist;     /* L: lock */
+	struct work_struct *current_work;  /* L: lock; written by this worker only */
+	unsigned long completed;           /* L: lock; items finished */
+	int running;                       /* L: lock; >1 while flushing from a handler */
+	bool timer_kick;                   /* set by run_timers(), whose caller rings
+					      and clears it with wq->lock dropped */
 	/*
 	 * The submitters' side, on its own cache line: queue_work() pushes
 	 * here without wq->lock, and whoever next takes the lock to look at
@@ -40,20 +44,20 @@ struct hws__cwq {
 	_Atomic bool idle;                 /* set by the worker before it sleeps,
 					      cleared by the ring (take_idle()) */
 	struct hws__mutex_cond more_work;  /* rung without wq->lock, see ring_worker() */
-	struct hws__mutex_cond work_done;  /* with wq->lock: a run ended */
-	struct hws__mutex_cond flushed;    /* with wq->lock: a barrier ran */
+	struct hws__mutex_cond work_done;  /* with lock: a run ended */
+	struct hws__mutex_cond flushed;    /* with lock: a barrier ran */
 	pthread_t thread;
 	int index;
-	struct work_struct *sync_work;     /* L: wq->lock; run by run_scheduled_work() */
+	struct work_struct *sync_work;     /* L: lock; run by run_scheduled_work() */
 } __attribute__((aligned(64)));
 
 struct workqueue_struct {
-	struct hws__mutex lock;            /* asserted held where a comment says so */
+	struct hws__mutex lock;            /* the timer wheel; taken before a worker's */
 	struct hws__cwq *cwqs;
 	int nr_workers;
 	bool freezeable;
 	bool spin;                         /* idle workers spin before they sleep */
-	bool frozen;                       /* L: lock */
+	_Atomic bool frozen;               /* written under lock, read under a worker's */
 	_Atomic bool stopping;             /* written under lock */
 	_Atomic unsigned int next_worker;  /* round-robin for queue_work(); racy by design */
 
@@ -70,9 +74,10 @@ struct workqueue_struct {
 
 /*
  * All workqueues, for the freezer and for finding a running item. Lock
- * order: hws__freezer_lock, hws__workqueues_lock, wq->lock. The freezer
- * holds hws__freezer_lock while it waits, which keeps queues from being
- * freed under it; the list lock itself is only ever held briefly.
+ * order: hws__freezer_lock, hws__workqueues_lock, wq->lock, a worker's
+ * cwq->lock. The freezer holds hws__freezer_lock while it waits, which
+ * keeps queues from being freed under it; the list lock itself is only
+ * ever held briefly.
  */
 extern struct hws__mutex hws__freezer_lock;
 extern pthread_mutex_t hws__workqueues_lock;
@@ -80,8 +85,9 @@ extern struct hws__list_head hws__workqueues;      /* L: hws__workqueues_lock */
 extern bool hws__workqueues_frozen;               /* L: hws__workqueues_lock */
 
 /*
- * Wake @cwq's worker to look at its list (wq->lock held). A queue of one
- * worker is self-timed: its worker sleeps in poll() on the timerfd and an
+ * Wake @cwq's worker to look at the queue's state, changed before the
+ * call (the worker's lock must not be held). A queue of one worker is
+ * self-timed: its worker sleeps in poll() on the timerfd and an
  * eventfd, so that a delayed item's expiry costs one thread wake-up, not
  * the timer thread's and then the worker's.
  */

@@ -7,24 +7,29 @@
  * work->data holds the flag bits and, only while the item sits on a list or
  * in the timer wheel, the worker it is queued on. Keeping that pointer only
  * while queued means an item that has run never points into a queue that
- * may since have been destroyed. Queueing, dequeueing and cancelling all
- * change it under the owning queue's lock; work_release() and the pending
- * test are the only lock-free accesses.
+ * may since have been destroyed.
+ *
+ * Two locks, as in the kernel: wq->lock for the timer wheel, and each
+ * worker's cwq->lock for its list and counters, so that workers running
+ * items never meet. An item in the wheel is changed under wq->lock, one on
+ * a list under its worker's lock; moving one between them holds both,
+ * wq->lock first. work_release() and the pending test are the only
+ * lock-free accesses besides queue_work()'s claim.
  *
  * While data names a worker, GRABBED is clear and the item belongs to the
- * queue: only holders of its lock write data then (a claim that fails
- * writes nothing), so they clear PENDING with a plain store, not a locked
- * read-modify-write.
+ * queue: only holders of the lock it sits under write data then (a claim
+ * that fails writes nothing), so they clear PENDING with a plain store,
+ * not a locked read-modify-write.
  *
  * queue_work() takes no lock: it claims the item with QUEUEING set and
  * pushes it on its worker's incoming stack with one compare-and-swap.
- * Every holder of wq->lock that looks at a worklist first splices that
- * worker's incoming items onto it, in the order they came, clearing
- * QUEUEING (take_incoming()); so under the lock an item with QUEUEING
- * still set is one whose submitter is between its claim and its push, and
- * whose entry it must not touch: a cancel waits it out, a flush finds it
- * not yet queued. The worker's sleep pairs with the push without a lock
- * either: see idle_wait().
+ * Every holder of cwq->lock that looks at the worklist first splices the
+ * incoming items onto it, in the order they came, clearing QUEUEING
+ * (take_incoming()); so under the lock an item with QUEUEING still set is
+ * one whose submitter is between its claim and its push, and whose entry
+ * it must not touch: a cancel waits it out, a flush finds it not yet
+ * queued. The worker's sleep pairs with the push without a lock either:
+ * see idle_wait().
  */
 #include <assert.h>
 #include <errno.h>
@@ -107,17 +112,25 @@ void hws__init_delayed_work(struct delayed_work *dwork, work_func_t func, bool a
 	dwork->timer.expires = 0;
 }
 
+#ifndef NDEBUG
+/* Does the caller hold a lock that lets it change items of @cwq? */
+static bool owns_items(struct hws__cwq *cwq)
+{
+	return hws__mutex_held(&cwq->lock) || hws__mutex_held(&cwq->wq->lock);
+}
+#endif
+
 /*
  * Hand a grabbed item to @cwq: record it, PENDING set and GRABBED dropped
  * in the same step, since from here on the queue owns data (see above).
  * A CAS, because a _NAR handler may release the bit we took over meanwhile.
- * Called with wq->lock held.
+ * Called with the lock held that the item is to be placed under.
  */
 static void set_wq_data(struct work_struct *work, struct hws__cwq *cwq)
 {
 	unsigned long old = atomic_load_explicit(&work->data, memory_order_relaxed);
 
-	hws__mutex_assert_held(&cwq->wq->lock);
+	assert(owns_items(cwq));
 	while (!atomic_compare_exchange_weak_explicit(
 		&work->data, &old,
 		(old & HWS_WORK_FLAG_MASK & ~HWS_WORK_GRABBED_BIT) | HWS_WORK_PENDING_BIT |
@@ -126,12 +139,12 @@ static void set_wq_data(struct work_struct *work, struct hws__cwq *cwq)
 		;
 }
 
-/* Clear @bits of an item the queue owns (see above). wq->lock held. */
+/* Clear @bits of an item the queue owns, under its lock (see above). */
 static void clear_owned(struct work_struct *work, unsigned long bits)
 {
 	unsigned long data = atomic_load_explicit(&work->data, memory_order_relaxed);
 
-	hws__mutex_assert_held(&data_cwq(data)->wq->lock);
+	assert(owns_items(data_cwq(data)));
 	atomic_store_explicit(&work->data, data & ~bits, memory_order_release);
 }
 
@@ -199,7 +212,7 @@ static void push_incoming(struct hws__cwq *cwq, struct work_struct *work)
 
 /*
  * Move what queue_work() pushed onto @cwq's worklist, oldest first, and
- * hand each item to the queue (QUEUEING cleared). Called with wq->lock
+ * hand each item to the queue (QUEUEING cleared). Called with cwq->lock
  * held, before anything looks at or adds to the worklist, which keeps
  * items in the order they were queued.
  */
@@ -207,7 +220,7 @@ static void take_incoming(struct hws__cwq *cwq)
 {
 	struct hws__list_head *p, *older = NULL;
 
-	hws__mutex_assert_held(&cwq->wq->lock);
+	hws__mutex_assert_held(&cwq->lock);
 	if (!atomic_load_explicit(&cwq->incoming, memory_order_relaxed))
 		return;
 	p = atomic_exchange_explicit(&cwq->incoming, NULL, memory_order_acquire);
@@ -234,14 +247,21 @@ static bool in_flight(const struct work_struct *work)
 	return hws__work_data(work) & HWS_WORK_QUEUEING_BIT;
 }
 
+/*
+ * The worker looks at the queue's state and marks itself idle under its
+ * lock, so taking that lock here means it either sees the change or is
+ * seen idle.
+ */
 void hws__wake_worker(struct hws__cwq *cwq)
 {
+	hws__mutex_lock(&cwq->lock);
 	take_idle(cwq);
+	hws__mutex_unlock(&cwq->lock);
 	ring_worker(cwq);
 }
 
 /*
- * Put @work on @cwq's list. Called with wq->lock held. Return: true if
+ * Put @work on @cwq's list. Called with cwq->lock held. Return: true if
  * the caller must ring_worker() once it has dropped the lock.
  *
  * Ringing under the lock would wake a worker only to have it sleep again
@@ -335,20 +355,6 @@ static int arm_timer(struct workqueue_struct *wq, struct delayed_work *dwork, un
 	return r;
 }
 
-/*
- * Put an item whose data already names @cwq on its list, or for a delay,
- * in the timer wheel (only a delayed_work is ever given one). Called with
- * wq->lock held. Return: 1 if the worker is to be rung once the lock is
- * dropped (see list_work()), 0, or -errno (see arm_timer()).
- */
-static int place_work(struct hws__cwq *cwq, struct work_struct *work, unsigned long delay)
-{
-	hws__mutex_assert_held(&cwq->wq->lock);
-	if (delay == 0)
-		return list_work(cwq, work, &cwq->worklist);
-	return arm_timer(cwq->wq, container_of(work, struct delayed_work, work), delay);
-}
-
 /* queue_work(): no lock, see the top of the file. */
 static int queue_now(int cpu, struct workqueue_struct *wq, struct work_struct *work)
 {
@@ -363,11 +369,12 @@ static int queue_now(int cpu, struct workqueue_struct *wq, struct work_struct *w
 	return 1;
 }
 
+/* Only a delayed_work is ever given a delay. */
 static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *work,
 		    unsigned long delay)
 {
 	struct hws__cwq *cwq;
-	int placed = INT_MIN;	/* not claimed */
+	int r = 0;
 
 	if (!wq || (hws__work_data(work) & HWS_WORK_PENDING_BIT))
 		return 0;
@@ -377,19 +384,15 @@ static int queue_on(int cpu, struct workqueue_struct *wq, struct work_struct *wo
 	cwq = pick_cwq(wq, cpu);
 	/* A queue being destroyed takes nothing new. */
 	if (!wq->stopping && claim(work, cwq, 0)) {
-		placed = place_work(cwq, work, delay);
+		r = arm_timer(wq, container_of(work, struct delayed_work, work), delay);
 		/* Not armed: idle again, neither pending nor naming a worker. */
-		if (placed < 0)
+		if (r < 0)
 			clear_owned(work, ~HWS_WORK_FLAG_MASK | HWS_WORK_PENDING_BIT);
+		else
+			r = 1;
 	}
 	hws__mutex_unlock(&wq->lock);
-	if (placed == INT_MIN)
-		return 0;
-	if (placed < 0)
-		return placed;
-	if (placed == 1)
-		ring_worker(cwq);
-	return 1;
+	return r;
 }
 
 int hws__queue_work_on(int cpu, struct workqueue_struct *wq, struct work_struct *work)
@@ -405,7 +408,7 @@ int hws__queue_delayed_work_on(int cpu, struct workqueue_struct *wq,
 
 /*
  * Take @work off its list to run it: it no longer names a worker, and
- * unless it is _NAR it is no longer pending. Called with wq->lock held.
+ * unless it is _NAR it is no longer pending. Called with cwq->lock held.
  * Return: its handler.
  */
 static work_func_t dequeue_to_run(struct work_struct *work)
@@ -423,13 +426,13 @@ static void barrier_func(struct work_struct *work);
 
 /*
  * A run of @func on @cwq has ended: wake cancellers and, if it was a
- * barrier, flushers. wq->lock held. A flusher waits for its barrier only:
+ * barrier, flushers. cwq->lock held. A flusher waits for its barrier only:
  * woken by every item before it, it would fight the worker for the lock
  * once per item of a long list.
  */
 static void run_done(struct hws__cwq *cwq, work_func_t func)
 {
-	hws__mutex_assert_held(&cwq->wq->lock);
+	hws__mutex_assert_held(&cwq->lock);
 	cwq->completed++;
 	hws__mutex_cond_broadcast(&cwq->work_done);
 	if (func == barrier_func)
@@ -438,26 +441,25 @@ static void run_done(struct hws__cwq *cwq, work_func_t func)
 
 /*
  * Run the first item of @cwq's list in the calling thread. Called with
- * wq->lock held; drops it around the handler. The pending bit is cleared
+ * cwq->lock held; drops it around the handler. The pending bit is cleared
  * before the handler runs so that it may re-queue or free its item; after
  * the handler returns the item is never touched again.
  */
 static void run_one(struct hws__cwq *cwq)
 {
-	struct workqueue_struct *wq = cwq->wq;
 	struct work_struct *work = container_of(cwq->worklist.next, struct work_struct, entry);
 	struct work_struct *outer = cwq->current_work;
 	work_func_t func;
 
-	hws__mutex_assert_held(&wq->lock);
+	hws__mutex_assert_held(&cwq->lock);
 	func = dequeue_to_run(work);
 	cwq->current_work = work;
 	cwq->running++;
-	hws__mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&cwq->lock);
 
 	func(work);
 
-	hws__mutex_lock(&wq->lock);
+	hws__mutex_lock(&cwq->lock);
 	cwq->running--;
 	cwq->current_work = outer;
 	run_done(cwq, func);
@@ -484,19 +486,45 @@ static void collect_expired(struct workqueue_struct *wq)
 	}
 }
 
-/* Sleep until the doorbell or the alarm rings. Called with wq->lock held;
- * drops it meanwhile. */
+/*
+ * The expired items of a self-timed queue onto its list, by its worker,
+ * and for a worker about to sleep (@ret_timeout) the alarm set to the next
+ * expiry (see next_alarm()). Called with cwq->lock held, which it drops
+ * meanwhile: wq->lock comes first.
+ */
+static void self_timed_expire(struct hws__cwq *cwq, int *ret_timeout)
+{
+	struct workqueue_struct *wq = cwq->wq;
+
+	hws__mutex_unlock(&cwq->lock);
+	hws__mutex_lock(&wq->lock);
+	run_timers(wq);
+	if (ret_timeout)
+		*ret_timeout = next_alarm(wq);
+	hws__mutex_unlock(&wq->lock);
+	hws__mutex_lock(&cwq->lock);
+}
+
+/*
+ * Sleep until the doorbell or the alarm rings. Called with cwq->lock held
+ * and the worklist empty; drops the lock meanwhile.
+ */
 static void self_timed_sleep(struct hws__cwq *cwq)
 {
 	struct workqueue_struct *wq = cwq->wq;
 	struct pollfd pfd[2] = { { .fd = wq->wake_fd, .events = POLLIN },
 				 { .fd = wq->timer_fd, .events = POLLIN } };
-	int timeout = next_alarm(wq);
 	uint64_t count;
+	int timeout;
 
+	self_timed_expire(cwq, &timeout);
+	/* Items listed, a stop or a thaw while the lock was down. */
+	take_incoming(cwq);
+	if (wq->stopping || (!wq->frozen && !hws__list_empty(&cwq->worklist)))
+		return;
 	/* The eventfd keeps a ring that comes before poll(): see idle_wait(). */
 	atomic_store_explicit(&cwq->idle, true, memory_order_seq_cst);
-	hws__mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&cwq->lock);
 	if (!has_incoming(cwq) && poll(pfd, 2, timeout) > 0) {
 		/* Both are non-blocking: an empty one answers EAGAIN. */
 		if (pfd[0].revents)
@@ -504,7 +532,7 @@ static void self_timed_sleep(struct hws__cwq *cwq)
 		if (pfd[1].revents)
 			(void)!read(wq->timer_fd, &count, sizeof(count));
 	}
-	hws__mutex_lock(&wq->lock);
+	hws__mutex_lock(&cwq->lock);
 	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
 }
 
@@ -540,7 +568,8 @@ static void sleep_while_idle(struct hws__cwq *cwq)
 }
 
 /*
- * Wait for a ring. Called with wq->lock held and the worklist empty; drops
+ * Wait for a ring. Called with cwq->lock held and the worklist empty (or
+ * the queue frozen), having looked at the queue's state under it; drops
  * the lock meanwhile. A submitter pushes, then looks at idle; the worker
  * sets idle, then looks at the stack; all four sequentially consistent,
  * so at least one of them sees the other and no item sleeps unseen. The
@@ -556,7 +585,7 @@ static void idle_wait(struct hws__cwq *cwq)
 	struct workqueue_struct *wq = cwq->wq;
 
 	atomic_store_explicit(&cwq->idle, true, memory_order_seq_cst);
-	hws__mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&cwq->lock);
 	if (!has_incoming(cwq)) {
 		if (wq->spin)
 			spin_while_idle(cwq);
@@ -564,21 +593,27 @@ static void idle_wait(struct hws__cwq *cwq)
 	}
 	/* Cleared here too when woken by the stack: a ring then finds none. */
 	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
-	hws__mutex_lock(&wq->lock);
+	hws__mutex_lock(&cwq->lock);
 }
 
+/*
+ * The worker holds its own lock but around a handler and a sleep. A stop,
+ * a freeze or a thaw is written first and then the worker woken under its
+ * lock (hws__wake_worker()), so the look at them at the top of the loop
+ * and the idle mark in idle_wait(), in one hold of the lock, miss none.
+ */
 static void *worker_main(void *arg)
 {
 	struct hws__cwq *cwq = arg;
 	struct workqueue_struct *wq = cwq->wq;
 
 	this_cwq = cwq;
-	hws__mutex_lock(&wq->lock);
+	hws__mutex_lock(&cwq->lock);
 	for (;;) {
 		if (wq->stopping)
 			break;
 		if (wq->wake_fd >= 0)
-			run_timers(wq);
+			self_timed_expire(cwq, NULL);
 		/*
 		 * Only when dry, for whatever is older is on the list already;
 		 * and when frozen, or new items would keep idle_wait() from
@@ -596,7 +631,7 @@ static void *worker_main(void *arg)
 		}
 		idle_wait(cwq);
 	}
-	hws__mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&cwq->lock);
 	return NULL;
 }
 
@@ -619,7 +654,9 @@ static void run_timers(struct workqueue_struct *wq)
 
 		hws__list_unlink(&t->entry);
 		t->entry.next = t->entry.prev = NULL;
+		hws__mutex_lock(&cwq->lock);
 		cwq->timer_kick = list_work(cwq, &dwork->work, &cwq->worklist) || cwq->timer_kick;
+		hws__mutex_unlock(&cwq->lock);
 	}
 }
 
@@ -703,10 +740,10 @@ static void stop_threads(struct workqueue_struct *wq, int nr_workers, bool timer
 {
 	hws__mutex_lock(&wq->lock);
 	wq->stopping = true;
-	for (int i = 0; i < nr_workers; i++)
-		hws__wake_worker(&wq->cwqs[i]);
 	set_alarm(wq, jiffies);
 	hws__mutex_unlock(&wq->lock);
+	for (int i = 0; i < nr_workers; i++)
+		hws__wake_worker(&wq->cwqs[i]);
 	for (int i = 0; i < nr_workers; i++)
 		pthread_join(wq->cwqs[i].thread, NULL);
 	if (timer_started)
@@ -764,6 +801,7 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 
 		/* Zeroed conditions are ready to use. */
 		*cwq = (struct hws__cwq){ .wq = wq, .index = i };
+		hws__mutex_init(&cwq->lock);
 		hws__list_init(&cwq->worklist);
 	}
 
@@ -830,22 +868,22 @@ static void barrier_func(struct work_struct *work)
 	atomic_store_explicit(&b->done, true, memory_order_release);
 }
 
-/* Called with wq->lock held. */
+/* Called with cwq->lock held. */
 static void insert_barrier(struct hws__cwq *cwq, struct wq_barrier *b, struct hws__list_head *at)
 {
-	hws__mutex_assert_held(&cwq->wq->lock);
+	hws__mutex_assert_held(&cwq->lock);
 	hws__init_work(&b->work, barrier_func, true);
 	atomic_init(&b->done, false);
 	atomic_store(&b->work.data, HWS_WORK_PENDING_BIT | (unsigned long)cwq);
 	insert_work(cwq, &b->work, at);
 }
 
-/* Called with wq->lock held. */
+/* Called with cwq->lock held. */
 static void wait_barrier(struct hws__cwq *cwq, struct wq_barrier *b)
 {
-	hws__mutex_assert_held(&cwq->wq->lock);
+	hws__mutex_assert_held(&cwq->lock);
 	while (!atomic_load_explicit(&b->done, memory_order_acquire))
-		hws__mutex_cond_wait(&cwq->flushed, &cwq->wq->lock);
+		hws__mutex_cond_wait(&cwq->flushed, &cwq->lock);
 }
 
 void flush_workqueue(struct workqueue_struct *wq)
@@ -858,9 +896,11 @@ void flush_workqueue(struct workqueue_struct *wq)
 	barriers = calloc((size_t)wq->nr_workers, sizeof(*barriers));
 	hws__mutex_lock(&wq->lock);
 	collect_expired(wq);
+	hws__mutex_unlock(&wq->lock);
 	for (int i = 0; i < wq->nr_workers; i++) {
 		struct hws__cwq *cwq = &wq->cwqs[i];
 
+		hws__mutex_lock(&cwq->lock);
 		take_incoming(cwq);
 		if (cwq == self) {
 			/*
@@ -885,13 +925,16 @@ void flush_workqueue(struct workqueue_struct *wq)
 				target++;
 			target += cwq->running ? 1 : 0;
 			while ((long)(cwq->completed - target) < 0)
-				hws__mutex_cond_wait(&cwq->work_done, &wq->lock);
+				hws__mutex_cond_wait(&cwq->work_done, &cwq->lock);
 		}
+		hws__mutex_unlock(&cwq->lock);
 	}
 	for (int i = 0; barriers && i < wq->nr_workers; i++)
-		if (barriers[i].work.func)
+		if (barriers[i].work.func) {
+			hws__mutex_lock(&wq->cwqs[i].lock);
 			wait_barrier(&wq->cwqs[i], &barriers[i]);
-	hws__mutex_unlock(&wq->lock);
+			hws__mutex_unlock(&wq->cwqs[i].lock);
+		}
 	free(barriers);
 }
 
@@ -939,12 +982,13 @@ static bool wait_on_work(struct work_struct *work, bool all)
 		for (p = hws__workqueues.next; p != &hws__workqueues && !found; p = p->next) {
 			struct workqueue_struct *wq = container_of(p, struct workqueue_struct, node);
 
-			hws__mutex_lock(&wq->lock);
-			for (int i = 0; i < wq->nr_workers && !found; i++)
+			for (int i = 0; i < wq->nr_workers && !found; i++) {
+				hws__mutex_lock(&wq->cwqs[i].lock);
 				if (runs_on(&wq->cwqs[i], work))
 					found = &wq->cwqs[i];
-			if (!found)
-				hws__mutex_unlock(&wq->lock);
+				else
+					hws__mutex_unlock(&wq->cwqs[i].lock);
+			}
 		}
 		pthread_mutex_unlock(&hws__workqueues_lock);
 		if (!found)
@@ -952,8 +996,8 @@ static bool wait_on_work(struct work_struct *work, bool all)
 		/* Wait for this run to end, even if the worker starts another. */
 		unsigned long seen = found->completed;
 		while (runs_on(found, work) && found->completed == seen)
-			hws__mutex_cond_wait(&found->work_done, &found->wq->lock);
-		hws__mutex_unlock(&found->wq->lock);
+			hws__mutex_cond_wait(&found->work_done, &found->lock);
+		hws__mutex_unlock(&found->lock);
 		waited = true;
 		if (!all)
 			return waited;
@@ -980,12 +1024,15 @@ static int grab_pending(struct work_struct *work)
 			struct workqueue_struct *wq = cwq->wq;
 			bool grabbed = false;
 
+			/* On the list or in the wheel: both locks. */
 			hws__mutex_lock(&wq->lock);
 			collect_expired(wq);
+			hws__mutex_lock(&cwq->lock);
 			take_incoming(cwq);
 			data = hws__work_data(work);
 			if (data & HWS_WORK_QUEUEING_BIT) {
 				/* Its submitter is about to push it: wait that out. */
+				hws__mutex_unlock(&cwq->lock);
 				hws__mutex_unlock(&wq->lock);
 				sched_yield();
 				continue;
@@ -1001,6 +1048,7 @@ static int grab_pending(struct work_struct *work)
 				atomic_store(&work->data, (data & HWS_WORK_FLAG_MASK) | HWS_WORK_GRABBED_BIT);
 				grabbed = true;
 			}
+			hws__mutex_unlock(&cwq->lock);
 			hws__mutex_unlock(&wq->lock);
 			if (grabbed)
 				return 1;
@@ -1098,6 +1146,7 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 			      struct delayed_work *dwork, unsigned long delay)
 {
 	struct hws__cwq *cwq;
+	struct hws__mutex *lock;
 	int placed = -ESHUTDOWN;
 	bool handed = false;
 	int ret;
@@ -1108,17 +1157,19 @@ bool hws__mod_delayed_work_on(int cpu, struct workqueue_struct *wq,
 	/* A cancel or another mod holds it: theirs wins, report it pending. */
 	if (ret == -EBUSY)
 		return true;
-	hws__mutex_lock(&wq->lock);
 	cwq = pick_cwq(wq, cpu);
+	/* Onto the list under the worker's lock, into the wheel under the queue's. */
+	lock = delay ? &wq->lock : &cwq->lock;
+	hws__mutex_lock(lock);
 	if (!wq->stopping) {
 		set_wq_data(&dwork->work, cwq);
 		handed = true;
-		placed = place_work(cwq, &dwork->work, delay);
+		placed = delay ? arm_timer(wq, dwork, delay) : list_work(cwq, &dwork->work, &cwq->worklist);
 		/* Not armed: idle again, neither pending nor naming a worker. */
 		if (placed < 0)
 			clear_owned(&dwork->work, ~HWS_WORK_FLAG_MASK | HWS_WORK_PENDING_BIT);
 	}
-	hws__mutex_unlock(&wq->lock);
+	hws__mutex_unlock(lock);
 	/* Handed over, it is no longer grabbed (set_wq_data()): just wake waiters. */
 	if (handed)
 		wake_ungrab_waiters();
@@ -1134,10 +1185,9 @@ bool hws__flush_work(struct work_struct *work)
 	struct hws__cwq *cwq = data_cwq(hws__work_data(work));
 
 	if (cwq) {
-		struct workqueue_struct *wq = cwq->wq;
 		struct wq_barrier b;
 
-		hws__mutex_lock(&wq->lock);
+		hws__mutex_lock(&cwq->lock);
 		take_incoming(cwq);
 		/* One still in flight is queued after this call began: not waited for. */
 		if (data_cwq(hws__work_data(work)) == cwq && !in_flight(work) &&
@@ -1150,10 +1200,10 @@ bool hws__flush_work(struct work_struct *work)
 				insert_barrier(cwq, &b, work->entry.next);
 				wait_barrier(cwq, &b);
 			}
-			hws__mutex_unlock(&wq->lock);
+			hws__mutex_unlock(&cwq->lock);
 			return true;
 		}
-		hws__mutex_unlock(&wq->lock);
+		hws__mutex_unlock(&cwq->lock);
 	}
 	return wait_on_work(work, false);
 }
@@ -1163,11 +1213,18 @@ bool hws__flush_delayed_work(struct delayed_work *dwork)
 	struct hws__cwq *cwq = data_cwq(hws__work_data(&dwork->work));
 
 	if (cwq) {
+		bool ring = false;
+
 		hws__mutex_lock(&cwq->wq->lock);
 		if (data_cwq(hws__work_data(&dwork->work)) == cwq &&
-		    hws__timer_del(&cwq->wq->timers, &dwork->timer))
-			insert_work(cwq, &dwork->work, &cwq->worklist);
+		    hws__timer_del(&cwq->wq->timers, &dwork->timer)) {
+			hws__mutex_lock(&cwq->lock);
+			ring = list_work(cwq, &dwork->work, &cwq->worklist);
+			hws__mutex_unlock(&cwq->lock);
+		}
 		hws__mutex_unlock(&cwq->wq->lock);
+		if (ring)
+			ring_worker(cwq);
 	}
 	return hws__flush_work(&dwork->work);
 }
@@ -1175,42 +1232,46 @@ bool hws__flush_delayed_work(struct delayed_work *dwork)
 int hws__run_scheduled_work(struct work_struct *work)
 {
 	struct hws__cwq *cwq = data_cwq(hws__work_data(work));
-	struct workqueue_struct *wq;
 	work_func_t func;
 
 	if (!cwq)
 		return 0;
-	wq = cwq->wq;
-	hws__mutex_lock(&wq->lock);
+	hws__mutex_lock(&cwq->lock);
 	/* One caller-run item per worker at a time, so that waiters see it. */
 	while (cwq->sync_work && data_cwq(hws__work_data(work)) == cwq)
-		hws__mutex_cond_wait(&cwq->work_done, &wq->lock);
+		hws__mutex_cond_wait(&cwq->work_done, &cwq->lock);
 	take_incoming(cwq);
+	/* In the wheel its entry is empty: only a listed item runs. */
 	if (data_cwq(hws__work_data(work)) != cwq || in_flight(work) || hws__list_empty(&work->entry)) {
-		hws__mutex_unlock(&wq->lock);
+		hws__mutex_unlock(&cwq->lock);
 		return 0;
 	}
 	func = dequeue_to_run(work);
 	cwq->sync_work = work;
-	hws__mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&cwq->lock);
 
 	func(work);
 
-	hws__mutex_lock(&wq->lock);
+	hws__mutex_lock(&cwq->lock);
 	cwq->sync_work = NULL;
 	run_done(cwq, func);
-	hws__mutex_unlock(&wq->lock);
+	hws__mutex_unlock(&cwq->lock);
 	return 1;
 }
 
 static bool all_lists_empty(struct workqueue_struct *wq)
 {
-	for (int i = 0; i < wq->nr_workers; i++) {
-		take_incoming(&wq->cwqs[i]);
-		if (!hws__list_empty(&wq->cwqs[i].worklist))
-			return false;
+	bool empty = true;
+
+	for (int i = 0; i < wq->nr_workers && empty; i++) {
+		struct hws__cwq *cwq = &wq->cwqs[i];
+
+		hws__mutex_lock(&cwq->lock);
+		take_incoming(cwq);
+		empty = hws__list_empty(&cwq->worklist);
+		hws__mutex_unlock(&cwq->lock);
 	}
-	return true;
+	return empty;
 }
 
 /* Disarm what is still in the timer wheel; its handlers never run. */
@@ -1234,15 +1295,17 @@ static void drop_timers(struct workqueue_struct *wq)
 static void drop_queued(struct workqueue_struct *wq)
 {
 	for (int i = 0; i < wq->nr_workers; i++) {
-		struct hws__list_head *list = &wq->cwqs[i].worklist;
+		struct hws__cwq *cwq = &wq->cwqs[i];
 
-		take_incoming(&wq->cwqs[i]);
-		while (!hws__list_empty(list)) {
-			struct work_struct *work = container_of(list->next, struct work_struct, entry);
+		hws__mutex_lock(&cwq->lock);
+		take_incoming(cwq);
+		while (!hws__list_empty(&cwq->worklist)) {
+			struct work_struct *work = container_of(cwq->worklist.next, struct work_struct, entry);
 
 			hws__list_del_init(&work->entry);
 			atomic_fetch_and(&work->data, HWS_WORK_FLAG_MASK & ~HWS_WORK_PENDING_BIT);
 		}
+		hws__mutex_unlock(&cwq->lock);
 	}
 }
 
@@ -1256,9 +1319,7 @@ void destroy_workqueue(struct workqueue_struct *wq)
 	assert(!this_cwq || this_cwq->wq != wq);
 	for (int round = 0; round < DRAIN_ROUNDS && !empty; round++) {
 		flush_workqueue(wq);
-		hws__mutex_lock(&wq->lock);
 		empty = all_lists_empty(wq);
-		hws__mutex_unlock(&wq->lock);
 	}
 	stop_threads(wq, wq->nr_workers, wq->wake_fd < 0);
 	/* Workers are gone: what a handler queued meanwhile never runs. */
