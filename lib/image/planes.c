@@ -19,6 +19,9 @@
  */
 #include <assert.h>
 #include <errno.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "image/image-internal.h"
 
@@ -33,6 +36,68 @@ ALWAYS_INLINE unsigned mean4(unsigned a, unsigned b, unsigned c, unsigned d)
 	return (a + b + c + d + 2) >> 2;
 }
 
+#ifdef __SSE2__
+/*
+ * The tables' stretch as arithmetic on eight 16-bit samples, equal to
+ * full_y and full_c for every input (test-image-planes checks all 256):
+ * a table lookup a sample is what a packed row cost most, the codec
+ * aside, and a lookup cannot be done eight at a time. With d = Y - 16
+ * (0 below), Y' = d + (d + 3) * 10774 / 65536, which is 255 at 235 and
+ * more above, clamped by the pack. With d = C - 128, C' = 128 + d plus or
+ * minus (|d| * 71 + 247) / 512, rounded away from 128 as the table is.
+ */
+static inline __m128i full_y16(__m128i y)
+{
+	__m128i d = _mm_subs_epu16(y, _mm_set1_epi16(16));
+
+	return _mm_add_epi16(d, _mm_mulhi_epu16(_mm_add_epi16(d, _mm_set1_epi16(3)), _mm_set1_epi16(10774)));
+}
+
+static inline __m128i full_c16(__m128i c)
+{
+	__m128i d = _mm_sub_epi16(c, _mm_set1_epi16(128));
+	__m128i sign = _mm_srai_epi16(d, 15);
+	__m128i a = _mm_sub_epi16(_mm_xor_si128(d, sign), sign);
+	__m128i f = _mm_add_epi16(a, _mm_srli_epi16(_mm_add_epi16(_mm_mullo_epi16(a, _mm_set1_epi16(71)),
+								  _mm_set1_epi16(247)), 9));
+
+	return _mm_add_epi16(_mm_set1_epi16(128), _mm_sub_epi16(_mm_xor_si128(f, sign), sign));
+}
+
+/* The luma or the chroma bytes of eight packed pixels, as 16-bit samples. */
+ALWAYS_INLINE __m128i low_bytes(__m128i x, bool high)
+{
+	return high ? _mm_srli_epi16(x, 8) : _mm_and_si128(x, _mm_set1_epi16(0xff));
+}
+
+/*
+ * Sixteen pixels of packed 4:2:2 at @s into the planes, as yuv422_row()
+ * does them; with @pair, the row @b below too, chroma averaged with it.
+ * @c1 is where the chroma sample that comes first in the pixel pair goes.
+ */
+ALWAYS_INLINE void yuv422_16(const uint8_t *s, const uint8_t *b, uint8_t *y, uint8_t *yb,
+			     uint8_t *c1, uint8_t *c2, bool pair, bool y_odd)
+{
+	__m128i s0 = _mm_loadu_si128((const __m128i *)s), s1 = _mm_loadu_si128((const __m128i *)(s + 16));
+	__m128i c0 = low_bytes(s0, !y_odd), c8 = low_bytes(s1, !y_odd), c;
+
+	_mm_storeu_si128((__m128i *)y, _mm_packus_epi16(full_y16(low_bytes(s0, y_odd)),
+							full_y16(low_bytes(s1, y_odd))));
+	if (pair) {
+		__m128i b0 = _mm_loadu_si128((const __m128i *)b), b1 = _mm_loadu_si128((const __m128i *)(b + 16));
+
+		_mm_storeu_si128((__m128i *)yb, _mm_packus_epi16(full_y16(low_bytes(b0, y_odd)),
+								 full_y16(low_bytes(b1, y_odd))));
+		c0 = _mm_avg_epu16(c0, low_bytes(b0, !y_odd));
+		c8 = _mm_avg_epu16(c8, low_bytes(b1, !y_odd));
+	}
+	/* Eight pairs of chroma samples, then each kind on its own. */
+	c = _mm_packus_epi16(full_c16(c0), full_c16(c8));
+	_mm_storel_epi64((__m128i *)c1, _mm_packus_epi16(low_bytes(c, false), _mm_setzero_si128()));
+	_mm_storel_epi64((__m128i *)c2, _mm_packus_epi16(low_bytes(c, true), _mm_setzero_si128()));
+}
+#endif
+
 /*
  * One row of packed 4:2:2 into the planes; with @pair, that row and the
  * one below it, their chroma averaged into one row (4:2:0).
@@ -43,9 +108,13 @@ ALWAYS_INLINE void yuv422_row(const struct hws__yuv_tables *t, const uint8_t *s,
 {
 	const uint8_t *yt = t->full_y, *ct = t->full_c, *b = pair ? s + stride : s;
 	uint8_t *yb = y + w;
-	uint32_t i, pairs = w / 2;
+	uint32_t i = 0, pairs = w / 2;
 
-	for (i = 0; i < pairs; i++, s += 4, b += 4) {
+#ifdef __SSE2__
+	for (; i + 8 <= pairs; i += 8, s += 32, b += 32)
+		yuv422_16(s, b, y + 2 * i, yb + 2 * i, (ou < ov ? u : v) + i, (ou < ov ? v : u) + i, pair, oy0 & 1);
+#endif
+	for (; i < pairs; i++, s += 4, b += 4) {
 		y[2 * i] = yt[s[oy0]];
 		y[2 * i + 1] = yt[s[oy1]];
 		if (pair) {
