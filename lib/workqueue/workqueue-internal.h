@@ -34,21 +34,23 @@ struct hws__cwq {
 	int running;                       /* L: lock; >1 while flushing from a handler */
 	bool timer_kick;                   /* set by run_timers(), whose caller rings
 					      and clears it with wq->lock dropped */
+	struct work_struct *sync_work;     /* L: lock; run by run_scheduled_work() */
+	struct hws__mutex_cond work_done;  /* with lock: a run ended */
+	struct hws__mutex_cond flushed;    /* with lock: a barrier ran */
+	pthread_t thread;
+	int index;
 	/*
 	 * The submitters' side, on its own cache line: queue_work() pushes
 	 * here without wq->lock, and whoever next takes the lock to look at
-	 * worklist splices these onto it first (take_incoming()).
+	 * worklist splices these onto it first (take_incoming()). Nothing
+	 * the worker reads for every item may share it: each push would take
+	 * the line from the worker, and each of its reads take it back.
 	 */
 	_Alignas(64) struct hws__list_head *_Atomic incoming; /* newest first,
 					      linked through entry.next */
 	_Atomic bool idle;                 /* set by the worker before it sleeps,
 					      cleared by the ring (take_idle()) */
 	struct hws__mutex_cond more_work;  /* rung without wq->lock, see ring_worker() */
-	struct hws__mutex_cond work_done;  /* with lock: a run ended */
-	struct hws__mutex_cond flushed;    /* with lock: a barrier ran */
-	pthread_t thread;
-	int index;
-	struct work_struct *sync_work;     /* L: lock; run by run_scheduled_work() */
 } __attribute__((aligned(64)));
 
 struct workqueue_struct {
@@ -59,7 +61,9 @@ struct workqueue_struct {
 	bool spin;                         /* idle workers spin before they sleep */
 	_Atomic bool frozen;               /* written under lock, read under a worker's */
 	_Atomic bool stopping;             /* written under lock */
-	_Atomic unsigned int next_worker;  /* round-robin for queue_work(); racy by design */
+	/* Round-robin for queue_work(), racy by design; written at every
+	 * queueing, so away from what the workers read at every item. */
+	_Alignas(64) _Atomic unsigned int next_worker;
 
 	struct hws__timer_base timers;     /* L: lock */
 	int timer_fd;                      /* the timer thread's alarm */
