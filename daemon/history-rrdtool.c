@@ -303,12 +303,17 @@ static int session_start(struct history_session *s, struct history_output *o)
 		close(in[1]);
 		return r;
 	}
-	/* Written between reads: a long command must not block us while
-	 * rrdtool waits for us to read. */
-	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	s->in = in[1];
 	s->out = out[0];
 	s->err = err[0];
+	/* Written between reads: a long command must not block us while
+	 * rrdtool waits for us to read. */
+	if (fcntl(s->in, F_SETFL, O_NONBLOCK) < 0) {
+		r = -errno;
+		snprintf(o->why, sizeof(o->why), "cannot make rrdtool's input non-blocking: %s", strerror(-r));
+		hwsd_history__session_end(s, true);
+		return r;
+	}
 	return 0;
 }
 
