@@ -54,21 +54,25 @@ struct hws__cwq {
 } __attribute__((aligned(64)));
 
 struct workqueue_struct {
-	struct hws__mutex lock;            /* the timer wheel; taken before a worker's */
+	/* Read by every queue_work() and every turn of a worker, written
+	 * seldom: apart from the lock a one-worker queue's worker takes at
+	 * every turn, and from the round-robin counter. */
 	struct hws__cwq *cwqs;
 	int nr_workers;
 	bool freezeable;
 	bool spin;                         /* idle workers spin before they sleep */
 	_Atomic bool frozen;               /* written under lock, read under a worker's */
 	_Atomic bool stopping;             /* written under lock */
+	int timer_fd;                      /* the timer thread's alarm */
+	int wake_fd;                       /* self-timed: the worker's doorbell, else -1 */
+	pthread_t timer_thread;            /* not for a self-timed queue */
+
 	/* Round-robin for queue_work(), racy by design; written at every
 	 * queueing, so away from what the workers read at every item. */
 	_Alignas(64) _Atomic unsigned int next_worker;
 
+	_Alignas(64) struct hws__mutex lock; /* the timer wheel; taken before a worker's */
 	struct hws__timer_base timers;     /* L: lock */
-	int timer_fd;                      /* the timer thread's alarm */
-	int wake_fd;                       /* self-timed: the worker's doorbell, else -1 */
-	pthread_t timer_thread;            /* not for a self-timed queue */
 	bool timer_has_deadline;           /* L: lock; timer_fd is armed */
 	unsigned long timer_deadline;      /* L: lock; for this jiffy */
 

@@ -300,8 +300,11 @@ static struct hws__cwq *pick_cwq(struct workqueue_struct *wq, int cpu)
 		return self;
 	/*
 	 * The kernel used the submitting CPU; our workers are not pinned to
-	 * CPUs, so taking turns is what keeps them all busy.
+	 * CPUs, so taking turns is what keeps them all busy. One worker has
+	 * no turns to take, and its counter's line is left alone.
 	 */
+	if (wq->nr_workers == 1)
+		return wq->cwqs;
 	idx = atomic_load_explicit(&wq->next_worker, memory_order_relaxed);
 	atomic_store_explicit(&wq->next_worker, idx + 1 >= (unsigned)wq->nr_workers ? 0 : idx + 1,
 			      memory_order_relaxed);
@@ -769,9 +772,12 @@ struct workqueue_struct *hws__create_workqueue(const char *name, bool singlethre
 
 	if (!name)
 		return NULL;
-	wq = calloc(1, sizeof(*wq));
+	/* Its fields are laid out on cache lines (workqueue-internal.h),
+	 * which calloc() does not align to. */
+	wq = aligned_alloc(_Alignof(struct workqueue_struct), sizeof(*wq));
 	if (!wq)
 		return NULL;
+	memset(wq, 0, sizeof(*wq));
 	snprintf(wq->name, sizeof(wq->name), "%s", name);
 	wq->freezeable = freezeable;
 	wq->nr_workers = 1;
