@@ -615,7 +615,10 @@ static void *worker_main(void *arg)
 	for (;;) {
 		if (wq->stopping)
 			break;
-		if (wq->wake_fd >= 0)
+		/* A busy self-timed worker runs its timers between items; one
+		 * about to sleep does in self_timed_sleep(), which needs the
+		 * next alarm too: not twice on its way there. */
+		if (wq->wake_fd >= 0 && !wq->frozen && !hws__list_empty(&cwq->worklist))
 			self_timed_expire(cwq, NULL);
 		/*
 		 * Only when dry, for whatever is older is on the list already;
