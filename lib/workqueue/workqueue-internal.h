@@ -39,6 +39,8 @@ struct hws__cwq {
 	struct hws__mutex_cond flushed;    /* with lock: a barrier ran */
 	pthread_t thread;
 	int index;
+	bool streaming;                    /* the last wait was rung at once: the
+					      next one sleeps without spinning */
 	/*
 	 * The submitters' side, on its own cache line: queue_work() pushes
 	 * here without wq->lock, and whoever next takes the lock to look at
@@ -50,6 +52,7 @@ struct hws__cwq {
 					      linked through entry.next */
 	_Atomic bool idle;                 /* set by the worker before it sleeps,
 					      cleared by the ring (take_idle()) */
+	_Atomic uint64_t rung_ns;          /* when the last ring came (take_idle()) */
 	struct hws__mutex_cond more_work;  /* rung without wq->lock, see ring_worker() */
 } __attribute__((aligned(64)));
 

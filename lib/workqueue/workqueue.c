@@ -72,6 +72,12 @@ static pthread_cond_t cancel_cond = PTHREAD_COND_INITIALIZER;
 #define IDLE_SPIN_NS 20000
 
 /*
+ * A ring that comes this soon after the worker went idle means its
+ * submitter queues faster than the worker runs: see idle_wait().
+ */
+#define STREAMING_NS 2000
+
+/*
  * Initial-exec: the library is normally linked, not dlopen()ed, and one
  * pointer fits the surplus glibc keeps for a dlopen() anyway. The default
  * model for a shared library calls __tls_get_addr() on every queueing.
@@ -189,8 +195,11 @@ static void ring_worker(struct hws__cwq *cwq)
  */
 static bool take_idle(struct hws__cwq *cwq)
 {
-	return atomic_load_explicit(&cwq->idle, memory_order_seq_cst) &&
-	       atomic_exchange_explicit(&cwq->idle, false, memory_order_seq_cst);
+	if (!atomic_load_explicit(&cwq->idle, memory_order_seq_cst))
+		return false;
+	/* Before the exchange, which hands it to the worker it wakes. */
+	atomic_store_explicit(&cwq->rung_ns, hws__now_ns(), memory_order_relaxed);
+	return atomic_exchange_explicit(&cwq->idle, false, memory_order_seq_cst);
 }
 
 /* Anything pushed since the last take_incoming(), for a worker about to sleep. */
@@ -578,21 +587,31 @@ static void sleep_while_idle(struct hws__cwq *cwq)
  * so at least one of them sees the other and no item sleeps unseen. The
  * same holds for the worker counting itself among the waiters before it
  * reads the sequence and idle, against the ring clearing idle before it
- * reads the count. With more than one CPU the worker first spins a
- * little: an item that comes while it spins, as when a queue is fed about
- * as fast as it drains, then costs neither its submitter a futex wake-up
- * nor its worker two context switches.
+ * reads the count.
+ *
+ * With more than one CPU the worker first spins a little: an item that
+ * comes while it spins, as when each item is queued once the one before
+ * has run, then costs neither its submitter a futex wake-up nor its
+ * worker two context switches. But when the ring comes at once, the
+ * submitter is queueing faster than the worker runs, and spinning would
+ * take its items a few at a time, each time taking the stack's cache line
+ * from the submitter; the next wait then sleeps instead, and the items
+ * queued while the worker wakes up are run as one batch.
  */
 static void idle_wait(struct hws__cwq *cwq)
 {
 	struct workqueue_struct *wq = cwq->wq;
+	uint64_t idle_ns = hws__now_ns();
 
 	atomic_store_explicit(&cwq->idle, true, memory_order_seq_cst);
 	hws__mutex_unlock(&cwq->lock);
 	if (!has_incoming(cwq)) {
-		if (wq->spin)
+		if (wq->spin && !cwq->streaming)
 			spin_while_idle(cwq);
 		sleep_while_idle(cwq);
+		/* Pairs with the exchange in take_idle(): its rung_ns, or a later one. */
+		atomic_thread_fence(memory_order_acquire);
+		cwq->streaming = atomic_load_explicit(&cwq->rung_ns, memory_order_relaxed) - idle_ns < STREAMING_NS;
 	}
 	/* Cleared here too when woken by the stack: a ring then finds none. */
 	atomic_store_explicit(&cwq->idle, false, memory_order_relaxed);
@@ -609,8 +628,20 @@ static void *worker_main(void *arg)
 {
 	struct hws__cwq *cwq = arg;
 	struct workqueue_struct *wq = cwq->wq;
+	struct sched_param param;
+	int policy;
 
 	this_cwq = cwq;
+	/*
+	 * Work is deferred: woken, a worker should not preempt the thread
+	 * that queued it, as it would on the CPU they share when there are
+	 * more threads than CPUs, and then sleep again after the few items
+	 * queued so far (two context switches for each). SCHED_BATCH runs
+	 * it as soon as a CPU is free, without that preemption; a real-time
+	 * policy or SCHED_IDLE inherited from the creator is kept.
+	 */
+	if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 && policy == SCHED_OTHER)
+		(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
 	hws__mutex_lock(&cwq->lock);
 	for (;;) {
 		if (wq->stopping)

@@ -3,7 +3,8 @@
  * Unit tests of the workers of <hwsight/workqueue.h>: per-worker FIFO order,
  * placement of items by the _on forms and by queue_work(), the number and
  * names of worker threads, destroy_workqueue(), the default "events" queue,
- * the workers' signal mask, and idleness with only far timers armed.
+ * the workers' signal mask and scheduling policy, and idleness with only far
+ * timers armed.
  */
 
 #include <sched.h>
@@ -511,34 +512,54 @@ static const int async_signals[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD, SIGPIPE, SIGWINCH,
 };
 
-struct sigprobe {
+/* What an item sees of the thread it runs in. */
+struct worker_probe {
 	struct work_struct work;
 	struct delayed_work dw;
 	atomic_int unblocked; /* a signal from async_signals, or 0 */
+	atomic_int policy;
 	struct tsem ran;
 };
 
-static void sigprobe_check(struct sigprobe *s)
+static void worker_probe_check(struct worker_probe *p)
 {
 	sigset_t set;
 
 	sigemptyset(&set);
 	ASSERT_EQ(pthread_sigmask(SIG_BLOCK, NULL, &set), 0);
-	atomic_store(&s->unblocked, 0);
+	atomic_store(&p->unblocked, 0);
 	for (size_t i = 0; i < sizeof(async_signals) / sizeof(async_signals[0]); i++)
 		if (!sigismember(&set, async_signals[i]))
-			atomic_store(&s->unblocked, async_signals[i]);
-	tsem_post(&s->ran);
+			atomic_store(&p->unblocked, async_signals[i]);
+	atomic_store(&p->policy, sched_getscheduler(0));
+	tsem_post(&p->ran);
 }
 
-static void sigprobe_work_fn(struct work_struct *work)
+static void worker_probe_work_fn(struct work_struct *work)
 {
-	sigprobe_check(container_of(work, struct sigprobe, work));
+	worker_probe_check(container_of(work, struct worker_probe, work));
 }
 
-static void sigprobe_dwork_fn(struct work_struct *work)
+static void worker_probe_dwork_fn(struct work_struct *work)
 {
-	sigprobe_check(container_of(work, struct sigprobe, dw.work));
+	worker_probe_check(container_of(work, struct worker_probe, dw.work));
+}
+
+static void worker_probe_init(struct worker_probe *p)
+{
+	tsem_init(&p->ran);
+	INIT_WORK(&p->work, worker_probe_work_fn);
+	INIT_DELAYED_WORK(&p->dw, worker_probe_dwork_fn);
+}
+
+/* Run @p on worker @cpu of @wq; returns the policy it saw. */
+static int worker_probe_run(struct worker_probe *p, struct workqueue_struct *wq, int cpu)
+{
+	atomic_store(&p->unblocked, -1);
+	atomic_store(&p->policy, -1);
+	ASSERT_EQ(queue_work_on(cpu, wq, &p->work), 1);
+	TSEM_WAIT(&p->ran);
+	return atomic_load(&p->policy);
 }
 
 static void unblock_all_signals(void)
@@ -552,7 +573,7 @@ static void unblock_all_signals(void)
 TEST(workers_block_signals)
 {
 	struct workqueue_struct *wqs[4];
-	struct sigprobe s;
+	struct worker_probe p;
 
 	/* The creating thread blocks nothing: the workers must do it. */
 	unblock_all_signals();
@@ -560,27 +581,79 @@ TEST(workers_block_signals)
 	wqs[1] = create_singlethread_workqueue("sig1");
 	wqs[2] = create_freezeable_workqueue("sigf");
 	wqs[3] = hws__keventd_wq();
-	tsem_init(&s.ran);
-	INIT_WORK(&s.work, sigprobe_work_fn);
-	INIT_DELAYED_WORK(&s.dw, sigprobe_dwork_fn);
+	worker_probe_init(&p);
 	for (int q = 0; q < 4; q++) {
 		ASSERT_NOT_NULL(wqs[q]);
 		for (int c = 0; c < hws_workqueue_nr_workers(wqs[q]); c++) {
-			atomic_store(&s.unblocked, -1);
-			ASSERT_EQ(queue_work_on(c, wqs[q], &s.work), 1);
-			TSEM_WAIT(&s.ran);
-			if (atomic_load(&s.unblocked) != 0)
+			worker_probe_run(&p, wqs[q], c);
+			if (atomic_load(&p.unblocked) != 0)
 				FAIL("queue %d worker %d does not block signal %d", q, c,
-				     atomic_load(&s.unblocked));
-			atomic_store(&s.unblocked, -1);
-			ASSERT_EQ(queue_delayed_work_on(c, wqs[q], &s.dw, 1), 1);
-			TSEM_WAIT(&s.ran);
-			ASSERT_EQ(atomic_load(&s.unblocked), 0);
+				     atomic_load(&p.unblocked));
+			atomic_store(&p.unblocked, -1);
+			ASSERT_EQ(queue_delayed_work_on(c, wqs[q], &p.dw, 1), 1);
+			TSEM_WAIT(&p.ran);
+			ASSERT_EQ(atomic_load(&p.unblocked), 0);
 		}
 	}
 	for (int q = 0; q < 3; q++)
 		destroy_workqueue(wqs[q]);
-	tsem_destroy(&s.ran);
+	tsem_destroy(&p.ran);
+}
+
+/* ---- scheduling policy ---------------------------------------------- */
+
+/* Fails unless every worker of a new queue of each kind has @policy. */
+static void check_workers_policy(int policy)
+{
+	struct workqueue_struct *wqs[2] = { create_workqueue("pol"), create_singlethread_workqueue("pol1") };
+	struct worker_probe p;
+
+	worker_probe_init(&p);
+	for (int q = 0; q < 2; q++) {
+		ASSERT_NOT_NULL(wqs[q]);
+		for (int c = 0; c < hws_workqueue_nr_workers(wqs[q]); c++)
+			if (worker_probe_run(&p, wqs[q], c) != policy)
+				FAIL("queue %d worker %d: policy %d, not %d", q, c, atomic_load(&p.policy), policy);
+		destroy_workqueue(wqs[q]);
+	}
+	tsem_destroy(&p.ran);
+}
+
+/* Deferred work does not preempt the thread that queued it. */
+TEST(workers_run_as_batch)
+{
+	ASSERT_EQ(sched_getscheduler(0), SCHED_OTHER);
+	check_workers_policy(SCHED_BATCH);
+}
+
+static void *fifo_creator(void *arg)
+{
+	(void)arg;
+	check_workers_policy(SCHED_FIFO);
+	return NULL;
+}
+
+/* A real-time creator's workers keep the policy they inherit. */
+TEST(workers_keep_a_real_time_policy)
+{
+	struct sched_param param = { .sched_priority = 1 };
+	pthread_attr_t attr;
+	pthread_t t;
+	int r;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &param);
+	r = pthread_create(&t, &attr, fifo_creator, NULL);
+	pthread_attr_destroy(&attr);
+	if (r == EPERM) {
+		/* Not root, or no real-time budget in this cgroup. */
+		fprintf(stderr, "cannot run a SCHED_FIFO thread here: %s; nothing to check\n", strerror(r));
+		return;
+	}
+	ASSERT_EQ(r, 0);
+	pthread_join(t, NULL);
 }
 
 /*
