@@ -78,6 +78,13 @@ static pthread_cond_t cancel_cond = PTHREAD_COND_INITIALIZER;
 #define STREAMING_NS 2000
 
 /*
+ * A streaming worker that finds fewer than GATHER_MIN items waits
+ * GATHER_NS for more before it runs them: see gather().
+ */
+#define GATHER_MIN 16
+#define GATHER_NS 1000
+
+/*
  * Initial-exec: the library is normally linked, not dlopen()ed, and one
  * pointer fits the surplus glibc keeps for a dlopen() anyway. The default
  * model for a shared library calls __tls_get_addr() on every queueing.
@@ -223,15 +230,16 @@ static void push_incoming(struct hws__cwq *cwq, struct work_struct *work)
  * Move what queue_work() pushed onto @cwq's worklist, oldest first, and
  * hand each item to the queue (QUEUEING cleared). Called with cwq->lock
  * held, before anything looks at or adds to the worklist, which keeps
- * items in the order they were queued.
+ * items in the order they were queued. Return: how many it moved.
  */
-static void take_incoming(struct hws__cwq *cwq)
+static size_t take_incoming(struct hws__cwq *cwq)
 {
 	struct hws__list_head *p, *older = NULL;
+	size_t n = 0;
 
 	hws__mutex_assert_held(&cwq->lock);
 	if (!atomic_load_explicit(&cwq->incoming, memory_order_relaxed))
-		return;
+		return 0;
 	p = atomic_exchange_explicit(&cwq->incoming, NULL, memory_order_acquire);
 	while (p) {
 		struct hws__list_head *next = p->next;
@@ -239,6 +247,7 @@ static void take_incoming(struct hws__cwq *cwq)
 		p->next = older;
 		older = p;
 		p = next;
+		n++;
 	}
 	while (older) {
 		struct hws__list_head *next = older->next;
@@ -247,6 +256,7 @@ static void take_incoming(struct hws__cwq *cwq)
 		clear_owned(container_of(older, struct work_struct, entry), HWS_WORK_QUEUEING_BIT);
 		older = next;
 	}
+	return n;
 }
 
 /* Whether an item claimed by queue_work() has reached a worklist (see
@@ -619,6 +629,26 @@ static void idle_wait(struct hws__cwq *cwq)
 }
 
 /*
+ * Called with cwq->lock held, by a streaming worker that found only a
+ * few items: it keeps pace with its submitter, and taking them a few at a
+ * time takes the stack's cache line from the submitter at each take,
+ * which slows the submitter down until the worker always keeps pace. A
+ * microsecond lets a batch pile up instead; the wait touches nothing the
+ * submitter writes.
+ */
+static void gather(struct hws__cwq *cwq)
+{
+	uint64_t end;
+
+	hws__mutex_unlock(&cwq->lock);
+	end = hws__now_ns() + GATHER_NS;
+	while (hws__now_ns() < end)
+		hws__cpu_relax();
+	hws__mutex_lock(&cwq->lock);
+	take_incoming(cwq);
+}
+
+/*
  * The worker holds its own lock but around a handler and a sleep. A stop,
  * a freeze or a thaw is written first and then the worker woken under its
  * lock (hws__wake_worker()), so the look at them at the top of the loop
@@ -656,8 +686,12 @@ static void *worker_main(void *arg)
 		 * and when frozen, or new items would keep idle_wait() from
 		 * sleeping.
 		 */
-		if (wq->frozen || hws__list_empty(&cwq->worklist))
-			take_incoming(cwq);
+		if (wq->frozen || hws__list_empty(&cwq->worklist)) {
+			size_t n = take_incoming(cwq);
+
+			if (n && n < GATHER_MIN && cwq->streaming && !wq->frozen)
+				gather(cwq);
+		}
 		if (!wq->frozen && !hws__list_empty(&cwq->worklist)) {
 			run_one(cwq);
 			continue;
