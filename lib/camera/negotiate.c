@@ -39,6 +39,21 @@ static int device_ioctl(struct hws_camera *cam, unsigned long request, void *arg
 	return hws__ioctl_retry(ioctl, cam->fd, request, arg);
 }
 
+struct hws_camera *hws_camera_close(struct hws_camera *cam)
+{
+	if (!cam)
+		return NULL;
+	hws_camera_stop(cam);
+	if (cam->fd >= 0) {
+		if (cam->wrapped)
+			v4l2_close(cam->fd);
+		else
+			close(cam->fd);
+	}
+	free(cam);
+	return NULL;
+}
+
 int hws_camera_open(const char *devnode, struct hws_camera **ret_camera)
 {
 	struct hws_camera *cam;
@@ -72,21 +87,6 @@ int hws_camera_open(const char *devnode, struct hws_camera **ret_camera)
 fail:
 	hws_camera_close(cam);
 	return r;
-}
-
-struct hws_camera *hws_camera_close(struct hws_camera *cam)
-{
-	if (!cam)
-		return NULL;
-	hws_camera_stop(cam);
-	if (cam->fd >= 0) {
-		if (cam->wrapped)
-			v4l2_close(cam->fd);
-		else
-			close(cam->fd);
-	}
-	free(cam);
-	return NULL;
 }
 
 int hws_camera_fd(const struct hws_camera *cam)

@@ -165,17 +165,9 @@ static int restore(const struct hws__fan_saved *s)
 }
 
 const struct hws__fan_ops hws__fan_applesmc_ops = {
-	.driver = "applesmc",
-	.unit = HWS_FAN_UNIT_RPM,
-	.prefix = "fan",
-	.floor = true,
+	.driver = "applesmc", .unit = HWS_FAN_UNIT_RPM, .prefix = "fan", .floor = true,
+	.probe = probe, .controllable = controllable,
 	.keys = HWS__FAN_KEY(MANUAL) | HWS__FAN_KEY(OUTPUT) | HWS__FAN_KEY(MIN),
-	.probe = probe,
-	.controllable = controllable,
-	.info = info,
-	.save = save,
-	.take = take,
-	.set = set,
-	.check = check,
-	.restore = restore,
+	.save = save, .restore = restore,
+	.info = info, .take = take, .set = set, .check = check,
 };

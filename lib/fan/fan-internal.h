@@ -79,7 +79,8 @@ struct hws__fan_ops {
 	int (*controllable)(const char *dir, unsigned nr);
 	/* Fills mode, value, min and max. */
 	int (*info)(struct hws_fan *f, struct hws_fan_info *info);
-	/* Reads what take() will change into @s (keys and v). */
+	/* Reads what take() will change into @s (keys and v): 0 or a
+	 * negative errno. */
 	int (*save)(struct hws_fan *f, struct hws__fan_saved *s);
 	/* Takes the output; sets f->left. On error the output is as it was. */
 	int (*take)(struct hws_fan *f);
@@ -91,7 +92,12 @@ struct hws__fan_ops {
 	int (*restore)(const struct hws__fan_saved *s);
 };
 
-/* hwmon-pwm.c: pwmN as the hwmon ABI has it, for every pwm backend. */
+/* hwmon-pwm.c: pwmN as the hwmon ABI has it, for every pwm backend. Their
+ * ops start with HWS__FAN_PWM_OUTPUT: a duty in pwmN, found and judged
+ * writable the same way. */
+#define HWS__FAN_PWM_OUTPUT \
+	.unit = HWS_FAN_UNIT_DUTY, .prefix = "pwm", \
+	.probe = hws__fan_pwm_probe, .controllable = hws__fan_pwm_controllable
 int hws__fan_pwm_probe(const char *dir, unsigned nr);
 int hws__fan_pwm_controllable(const char *dir, unsigned nr);
 /* Writes pwmN and reads it back into f->left. */

@@ -262,14 +262,15 @@ int hws_fan_save(struct hws_fan *f)
 	assert_return(f, -EINVAL);
 	if (f->saved_valid)
 		return 0;
+	/* Into a copy, which only a whole save replaces the handle's with. */
 	s = f->saved;
 	s.keys = 0;
 	r = f->ops->save(f, &s);
-	if (r < 0)
-		return r;
-	f->saved = s;
-	f->saved_valid = true;
-	return 0;
+	if (r >= 0) {
+		f->saved = s;
+		f->saved_valid = true;
+	}
+	return r;
 }
 
 int hws_fan_take(struct hws_fan *f)

@@ -159,17 +159,8 @@ static int check(struct hws_fan *f)
 }
 
 const struct hws__fan_ops hws__fan_hwmon_ops = {
-	.driver = "hwmon",
-	.unit = HWS_FAN_UNIT_DUTY,
-	.prefix = "pwm",
-	.keys = HWS__FAN_KEY(DUTY),
-	.optional_keys = HWS__FAN_KEY(ENABLE),
-	.probe = hws__fan_pwm_probe,
-	.controllable = hws__fan_pwm_controllable,
-	.info = info,
-	.save = hws__fan_pwm_save,
-	.take = hws__fan_pwm_take,
-	.set = hws__fan_pwm_set,
-	.check = check,
-	.restore = hws__fan_pwm_restore,
+	.driver = "hwmon", HWS__FAN_PWM_OUTPUT,
+	.keys = HWS__FAN_KEY(DUTY), .optional_keys = HWS__FAN_KEY(ENABLE),
+	.save = hws__fan_pwm_save, .restore = hws__fan_pwm_restore,
+	.info = info, .take = hws__fan_pwm_take, .set = hws__fan_pwm_set, .check = check,
 };

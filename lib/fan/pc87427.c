@@ -68,17 +68,8 @@ static int check(struct hws_fan *f)
 }
 
 const struct hws__fan_ops hws__fan_pc87427_ops = {
-	.driver = "pc87427",
-	.unit = HWS_FAN_UNIT_DUTY,
-	.prefix = "pwm",
-	.keys = HWS__FAN_KEY(DUTY) | HWS__FAN_KEY(ENABLE),
-	.key_max = { [HWS__FAN_ENABLE] = 2 },
-	.probe = hws__fan_pwm_probe,
-	.controllable = hws__fan_pwm_controllable,
-	.info = info,
-	.save = hws__fan_pwm_save,
-	.take = take,
-	.set = set,
-	.check = check,
-	.restore = hws__fan_pwm_restore,
+	.driver = "pc87427", HWS__FAN_PWM_OUTPUT,
+	.keys = HWS__FAN_KEY(DUTY) | HWS__FAN_KEY(ENABLE), .key_max = { [HWS__FAN_ENABLE] = 2 },
+	.save = hws__fan_pwm_save, .restore = hws__fan_pwm_restore,
+	.info = info, .take = take, .set = set, .check = check,
 };

@@ -126,17 +126,8 @@ static int restore(const struct hws__fan_saved *s)
 }
 
 const struct hws__fan_ops hws__fan_w83793_ops = {
-	.driver = "w83793",
-	.unit = HWS_FAN_UNIT_DUTY,
-	.prefix = "pwm",
-	.keys = HWS__FAN_KEY(DUTY) | HWS__FAN_KEY(MAPS),
-	.key_max = { [HWS__FAN_DUTY] = 252 },
-	.probe = hws__fan_pwm_probe,
-	.controllable = hws__fan_pwm_controllable,
-	.info = info,
-	.save = save,
-	.take = take,
-	.set = hws__fan_pwm_set,
-	.check = check,
-	.restore = restore,
+	.driver = "w83793", HWS__FAN_PWM_OUTPUT,
+	.keys = HWS__FAN_KEY(DUTY) | HWS__FAN_KEY(MAPS), .key_max = { [HWS__FAN_DUTY] = 252 },
+	.save = save, .restore = restore,
+	.info = info, .take = take, .set = hws__fan_pwm_set, .check = check,
 };

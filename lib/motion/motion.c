@@ -43,7 +43,8 @@ struct input_desc {
 	enum input_values values;
 };
 
-/* What hwsight knows of each driver, from its source. */
+/* What hwsight knows of each driver, from its source: a line for the
+ * driver, one for each attribute read and how it reads, one for the scale. */
 static const struct driver_desc {
 	enum hws_motion_driver driver;
 	const char *name;
@@ -64,47 +65,29 @@ static const struct driver_desc {
 	{
 		/* ams-core.c: of_platform_device_create(np, "ams", NULL) and
 		 * DEVICE_ATTR(current); ams-input.c names the input device. */
-		.driver = HWS_MOTION_AMS,
-		.name = "ams",
-		.dirname = "ams",
-		.position = "current",
-		.format = HWS_MOTION_FORMAT_AMS_CURRENT,
-		.format_text = "X Y Z",
-		.counts_per_g = 50,
-		.axes = 3,
+		.driver = HWS_MOTION_AMS, .name = "ams", .dirname = "ams",
+		.position = "current", .format = HWS_MOTION_FORMAT_AMS_CURRENT, .format_text = "X Y Z",
+		.counts_per_g = 50, .axes = 3,
 		.inputs = { { "Apple Motion Sensor", INPUT_LESS_REST_S8 } },
-		.input_switch = "joystick",
-		.invert_param = "module/ams/parameters/invert",
+		.input_switch = "joystick", .invert_param = "module/ams/parameters/invert",
 	},
 	{
 		/* applesmc.c: platform_device_register_simple("applesmc",
 		 * APPLESMC_DATA_PORT = 0x300, ...) makes "applesmc.768". Its
 		 * input device reports x and y only, so it is not used. */
-		.driver = HWS_MOTION_APPLESMC,
-		.name = "applesmc",
-		.dirname = "applesmc.",
-		.prefix = true,
-		.position = "position",
-		.calibrate = "calibrate",
-		.calibrate_format = HWS_MOTION_FORMAT_APPLESMC_CALIBRATE,
-		.format = HWS_MOTION_FORMAT_APPLESMC_POSITION,
-		.format_text = "(X,Y,Z)",
+		.driver = HWS_MOTION_APPLESMC, .name = "applesmc", .dirname = "applesmc.", .prefix = true,
+		.position = "position", .format = HWS_MOTION_FORMAT_APPLESMC_POSITION, .format_text = "(X,Y,Z)",
+		.calibrate = "calibrate", .calibrate_format = HWS_MOTION_FORMAT_APPLESMC_CALIBRATE,
 		.calibrate_negates_x = true,
-		.counts_per_g = 256,
-		.axes = 3,
+		.counts_per_g = 256, .axes = 3,
 	},
 	{
 		/* lis3lv02d.c (HP's "3D DriveGuard", hp_accel.c): "position"
 		 * prints "(%d,%d,%d)\n" already scaled to mg, and the
 		 * joystick poll reports the same lis3lv02d_get_xyz(). */
-		.driver = HWS_MOTION_LIS3LV02D,
-		.name = "lis3lv02d",
-		.dirname = "lis3lv02d",
-		.position = "position",
-		.format = HWS_MOTION_FORMAT_APPLESMC_POSITION,
-		.format_text = "(X,Y,Z)",
-		.counts_per_g = 1000,
-		.axes = 3,
+		.driver = HWS_MOTION_LIS3LV02D, .name = "lis3lv02d", .dirname = "lis3lv02d",
+		.position = "position", .format = HWS_MOTION_FORMAT_APPLESMC_POSITION, .format_text = "(X,Y,Z)",
+		.counts_per_g = 1000, .axes = 3,
 		.inputs = { { "ST LIS3LV02DL Accelerometer", INPUT_AS_SYSFS } },
 	},
 	{
@@ -115,16 +98,10 @@ static const struct driver_desc {
 		 * HDAPS accelerometer data" with the counts as they are.
 		 * The scale is an estimate: the ADXL320 gives 174 mV a g,
 		 * read by a 10-bit converter over 3.3 V. */
-		.driver = HWS_MOTION_HDAPS,
-		.name = "hdaps",
-		.dirname = "hdaps",
-		.position = "position",
-		.calibrate = "calibrate",
-		.calibrate_format = HWS_MOTION_FORMAT_HDAPS_POSITION,
-		.format = HWS_MOTION_FORMAT_HDAPS_POSITION,
-		.format_text = "(X,Y)",
-		.counts_per_g = 54,
-		.axes = 2,
+		.driver = HWS_MOTION_HDAPS, .name = "hdaps", .dirname = "hdaps",
+		.position = "position", .format = HWS_MOTION_FORMAT_HDAPS_POSITION, .format_text = "(X,Y)",
+		.calibrate = "calibrate", .calibrate_format = HWS_MOTION_FORMAT_HDAPS_POSITION,
+		.counts_per_g = 54, .axes = 2,
 		.inputs = { { "ThinkPad HDAPS accelerometer data", INPUT_AS_SYSFS },
 			    { "hdaps", INPUT_LESS_REST } },
 	},
