@@ -54,9 +54,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){ 0 };
 	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
-		case 'j':
-			o->json = true;
-			break;
+		case 'j': o->json = true; break;
 		default: /* -h too */
 			return tool_help_or_try_help(c, &command);
 		}

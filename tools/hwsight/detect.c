@@ -80,9 +80,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			}
 			o->bus = (int)v;
 			break;
-		case 'j':
-			o->json = true;
-			break;
+		case 'j': o->json = true; break;
 		default: /* -h too */
 			return tool_help_or_try_help(c, &command);
 		}

@@ -71,48 +71,42 @@ static int number_arg(const char *arg, long min, long max, const char *what, con
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct motion_args *a)
+/* number_arg() for -i and -s, which the library takes as unsigned. */
+static int unsigned_arg(const char *arg, long max, const char *what, const char *expected, unsigned *ret)
 {
 	long v;
+	int r = number_arg(arg, 1, max, what, expected, &v);
+
+	if (r == 0)
+		*ret = (unsigned)v;
+	return r;
+}
+
+static int parse_args(int argc, char **argv, struct motion_args *a)
+{
 	int c;
 
 	while ((c = hws__cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
-		case '1':
-			a->once = true;
-			break;
+		case '1': a->once = true; break;
 		case 'n':
 			if (number_arg(optarg, 1, LONG_MAX, "count", "a whole number from 1", &a->count) < 0)
 				return 2;
 			break;
 		case 'i':
-			if (number_arg(optarg, 1, 10000, "interval", "1 to 10000 ms", &v) < 0)
+			if (unsigned_arg(optarg, 10000, "interval", "1 to 10000 ms", &a->opts.interval_ms) < 0)
 				return 2;
-			a->opts.interval_ms = (unsigned)v;
 			break;
-		case 'j':
-			a->json = true;
-			break;
+		case 'j': a->json = true; break;
 		case 's':
-			if (number_arg(optarg, 1, 1000, "sensitivity", "1 to 1000", &v) < 0)
+			if (unsigned_arg(optarg, 1000, "sensitivity", "1 to 1000", &a->params.threshold) < 0)
 				return 2;
-			a->params.threshold = (unsigned)v;
 			break;
-		case OPT_FIXED:
-			a->params.fixed_threshold = true;
-			break;
-		case OPT_POLL:
-			a->opts.flags |= HWS_MOTION_POLL_SYSFS;
-			break;
-		case OPT_CALIBRATE:
-			a->calibrate = true;
-			break;
-		case OPT_SYSFS:
-			a->opts.sysfs_root = optarg;
-			break;
-		case 'v':
-			a->verbose = true;
-			break;
+		case OPT_FIXED: a->params.fixed_threshold = true; break;
+		case OPT_POLL: a->opts.flags |= HWS_MOTION_POLL_SYSFS; break;
+		case OPT_CALIBRATE: a->calibrate = true; break;
+		case OPT_SYSFS: a->opts.sysfs_root = optarg; break;
+		case 'v': a->verbose = true; break;
 		case 'h':
 			hws__cli_usage(stdout, &command);
 			return 0;
