@@ -56,6 +56,22 @@ struct conf_word {
  */
 int conf_word(struct parser *p, const char *name, const char *v, const struct conf_word *words);
 
+/*
+ * Defines fn(), a key handler that stores conf_word()'s value in a @type
+ * (an enum, or bool): 1, or 0 when the value was refused. One is defined
+ * for each type a closed-list key fills.
+ */
+#define CONF_WORD_KEY(fn, type)                                                         \
+	static int fn(struct parser *p, const char *name, const char *v,                  \
+		      const struct conf_word *words, type *ret)                            \
+	{                                                                                 \
+		int w = conf_word(p, name, v, words);                                     \
+                                                                                          \
+		if (w >= 0)                                                               \
+			*ret = (type)w;                                                   \
+		return w >= 0;                                                            \
+	}
+
 /* Grow an array of @size-byte elements by one zeroed element. */
 void *conf_push(struct parser *p, void **array, size_t *n, size_t size);
 

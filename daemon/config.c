@@ -14,6 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mem-util.h"
+
 #include "config.h"
 #include "config-parse.h"
 #include "log.h"
@@ -233,6 +235,10 @@ int conf_word(struct parser *p, const char *name, const char *v, const struct co
 	return -1;
 }
 
+CONF_WORD_KEY(conf_reader, enum hws_sensors_reader)
+CONF_WORD_KEY(conf_image_type, enum hws_image_type)
+CONF_WORD_KEY(conf_chroma, enum hws_image_chroma)
+
 static int daemon_key(struct parser *p, const char *name, const char *v)
 {
 	static const struct conf_word readers[] = {
@@ -244,12 +250,8 @@ static int daemon_key(struct parser *p, const char *name, const char *v)
 
 	if (!strcmp(name, "poll_interval"))
 		return conf_duration(p, name, v, 100, 24 * 3600000, false, &c->poll_ms);
-	if (!strcmp(name, "reader")) {
-		if ((n = conf_word(p, name, v, readers)) < 0)
-			return 0;
-		c->reader = n;
-		return 1;
-	}
+	if (!strcmp(name, "reader"))
+		return conf_reader(p, name, v, readers, &c->reader);
 	if (!strcmp(name, "sensors_config"))
 		return conf_string(p, name, v, &c->sensors_config);
 	if (!strcmp(name, "state_directory"))
@@ -394,7 +396,6 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 	struct hwsd_camera_conf *cam = conf_section(p, (void **)&p->c->cameras, &p->c->n_cameras,
 						    &camera_kind, camera);
 	unsigned n;
-	int word;
 
 	if (!cam)
 		return 0;
@@ -435,24 +436,16 @@ static int camera_key(struct parser *p, const char *camera, const char *name, co
 		return conf_bool(p, name, v, &cam->on_alarm);
 	if (!strcmp(name, "snapshot_on_motion"))
 		return conf_bool(p, name, v, &cam->on_motion);
-	if (!strcmp(name, "format")) {
-		if ((word = conf_word(p, name, v, formats)) < 0)
-			return 0;
-		cam->type = word;
-		return 1;
-	}
+	if (!strcmp(name, "format"))
+		return conf_image_type(p, name, v, formats, &cam->type);
 	if (!strcmp(name, "quality")) {
 		if (conf_parse_uint(v, 100, &n) < 0 || n < 1)
 			return conf_fail(p, "quality: \"%s\" is not 1 to 100", v);
 		cam->quality = (int)n;
 		return 1;
 	}
-	if (!strcmp(name, "stream_chroma")) {
-		if ((word = conf_word(p, name, v, chromas)) < 0)
-			return 0;
-		cam->stream_chroma = word;
-		return 1;
-	}
+	if (!strcmp(name, "stream_chroma"))
+		return conf_chroma(p, name, v, chromas, &cam->stream_chroma);
 	if (!strcmp(name, "skip_frames")) {
 		if (conf_parse_uint(v, 100, &cam->skip_frames) < 0)
 			return conf_fail(p, "skip_frames: \"%s\" is not 0 to 100", v);
@@ -761,32 +754,17 @@ struct hwsd_config *hwsd_config_free(struct hwsd_config *c)
 	for (size_t i = 0; i < c->n_chips; i++) {
 		for (size_t t = 0; t < c->chips[i].n_thresholds; t++)
 			free(c->chips[i].thresholds[t].feature);
-		free(c->chips[i].thresholds);
-		free(c->chips[i].pattern);
+		hws__free_all(c->chips[i].thresholds, c->chips[i].pattern);
 	}
-	free(c->chips);
-	for (size_t i = 0; i < c->n_cameras; i++) {
-		free(c->cameras[i].name);
-		free(c->cameras[i].device);
-		free(c->cameras[i].directory);
-	}
-	free(c->cameras);
+	for (size_t i = 0; i < c->n_cameras; i++)
+		hws__free_all(c->cameras[i].name, c->cameras[i].device, c->cameras[i].directory);
 	for (size_t i = 0; i < c->motion.n_disks; i++)
 		free(c->motion.disks[i]);
-	free(c->motion.disks);
 	for (size_t i = 0; i < c->n_fans; i++)
 		conf_fan_free(&c->fans[i]);
-	free(c->fans);
-	free(c->fan_state);
-	free(c->path);
-	free(c->sensors_config);
-	free(c->state_dir);
-	free(c->exec);
-	free(c->listen);
-	free(c->http.tls_cert_file);
-	free(c->http.tls_key_file);
-	free(c->http.basic_auth_users);
-	free(c);
+	hws__free_all(c->chips, c->cameras, c->motion.disks, c->fans);
+	hws__free_all(c->path, c->sensors_config, c->state_dir, c->exec, c->listen, c->fan_state);
+	hws__free_all(c->http.tls_cert_file, c->http.tls_key_file, c->http.basic_auth_users, c);
 	return NULL;
 }
 

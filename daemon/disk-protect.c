@@ -30,6 +30,7 @@
 
 #include <hwsight/motion.h>
 
+#include "mem-util.h"
 #include "sysfs-util.h"
 #include "time-util.h"
 
@@ -377,9 +378,7 @@ struct hwsd_guard *hwsd_guard_free(struct hwsd_guard *g)
 		return NULL;
 	hws_motion_detector_free(g->detector);
 	hws_motion_close(g->motion);
-	free(g->disks);
-	free(g->disk_list);
-	free(g);
+	hws__free_all(g->disks, g->disk_list, g);
 	return NULL;
 }
 

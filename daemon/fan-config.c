@@ -189,17 +189,15 @@ static int curve_key(struct parser *p, struct hwsd_fan_conf *fan, const char *v)
 	return 1;
 }
 
+CONF_WORD_KEY(conf_either, bool)
+
 /* A key of two words, such as "mode = manual" or "mode = floor". */
 static int choice_key(struct parser *p, const char *name, const char *v, const char *yes,
 		      const char *no, bool *ret)
 {
 	const struct conf_word words[] = { { no, false }, { yes, true }, { NULL, 0 } };
-	int b = conf_word(p, name, v, words);
 
-	if (b < 0)
-		return 0;
-	*ret = b;
-	return 1;
+	return conf_either(p, name, v, words, ret);
 }
 
 int conf_fan_key(struct parser *p, const char *section, const char *name, const char *v)

@@ -53,11 +53,10 @@ int hwsd_hotplug_new(sd_event *e, const struct hwsd_hotplug_ops *ops, void *user
 	const char *source = access("/run/udev/control", F_OK) == 0 ? "udev" : "kernel";
 	int r;
 
-	h = calloc(1, sizeof(*h));
+	h = malloc(sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->ops = ops;
-	h->userdata = userdata;
+	*h = (struct hwsd_hotplug){ .ops = ops, .userdata = userdata };
 	h->udev = udev_new();
 	if (!h->udev) {
 		r = -ENOMEM;

@@ -43,15 +43,12 @@ struct hwsd_jpeg *hwsd_jpeg_unref(struct hwsd_jpeg *j)
 
 int hwsd_live_new(const char *name, void (*wake)(void *), void *userdata, struct hwsd_live **ret)
 {
-	struct hwsd_live *l = calloc(1, sizeof(*l));
+	size_t len = strlen(name);
+	struct hwsd_live *l = calloc(1, sizeof(*l) + len + 1);
 
 	if (!l)
 		return -ENOMEM;
-	l->name = strdup(name);
-	if (!l->name) {
-		free(l);
-		return -ENOMEM;
-	}
+	memcpy(l->name, name, len + 1);
 	atomic_init(&l->ref, 1);
 	pthread_mutex_init(&l->lock, NULL);
 	hws__cond_init_monotonic(&l->cond);
@@ -76,7 +73,6 @@ struct hwsd_live *hwsd_live_unref(struct hwsd_live *l)
 	hwsd_jpeg_unref(l->latest);
 	pthread_cond_destroy(&l->cond);
 	pthread_mutex_destroy(&l->lock);
-	free(l->name);
 	free(l);
 	return NULL;
 }

@@ -67,7 +67,6 @@ struct hwsd_camera_status {
 
 struct hwsd_live {
 	atomic_uint ref;
-	char *name;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;       /* a new frame, or closed */
 	struct hwsd_jpeg *latest;  /* L: lock */
@@ -78,6 +77,7 @@ struct hwsd_live {
 	void (*wake)(void *userdata);      /* L: start capturing; NULL once closed */
 	void *userdata;
 	struct hwsd_live_waiter *waiters;  /* L: woken by the next frame or the close */
+	char name[];                       /* in the same allocation */
 };
 
 int hwsd_live_new(const char *name, void (*wake)(void *), void *userdata, struct hwsd_live **ret);

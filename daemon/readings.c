@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mem-util.h"
 #include "time-util.h"
 
 #include "readings.h"
@@ -27,15 +28,9 @@ static void chip_clear(struct hwsd_chip_reading *c)
 
 		for (size_t k = 0; k < fr->n_subs; k++)
 			free(fr->subs[k].name);
-		free(fr->subs);
-		free(fr->name);
-		free(fr->label);
-		free(fr->sensors_label);
+		hws__free_all(fr->subs, fr->name, fr->label, fr->sensors_label);
 	}
-	free(c->features);
-	free(c->name);
-	free(c->prefix);
-	free(c->adapter);
+	hws__free_all(c->features, c->name, c->prefix, c->adapter);
 	*c = (struct hwsd_chip_reading){ 0 };
 }
 

@@ -46,6 +46,14 @@ static int inhibit_reply(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return 0;
 }
 
+/* Lets a suspend that waits for hwsightd go on, and drops a request for
+ * the lock still on its way. */
+static void release_lock(struct hwsd_sleep *s)
+{
+	s->inhibit_call = sd_bus_slot_unref(s->inhibit_call);
+	s->inhibit_fd = hws__safe_close(s->inhibit_fd);
+}
+
 static void inhibit(struct hwsd_sleep *s)
 {
 	int r;
@@ -72,10 +80,9 @@ static int prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *er
 		return 0;
 	}
 	s->prepare(s->userdata, start);
-	if (start) {
-		/* Frozen: let the system go to sleep. */
-		s->inhibit_fd = hws__safe_close(s->inhibit_fd);
-	} else
+	if (start)
+		release_lock(s); /* frozen: let the system go to sleep */
+	else
 		inhibit(s);
 	return 0;
 }
@@ -86,12 +93,10 @@ int hwsd_sleep_new(sd_event *e, void (*prepare)(void *userdata, bool start), voi
 	struct hwsd_sleep *s;
 	int r;
 
-	s = calloc(1, sizeof(*s));
+	s = malloc(sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->prepare = prepare;
-	s->userdata = userdata;
-	s->inhibit_fd = -1;
+	*s = (struct hwsd_sleep){ .prepare = prepare, .userdata = userdata, .inhibit_fd = -1 };
 	r = sd_bus_open_system(&s->bus);
 	if (r < 0) {
 		/* No bus (a container, early boot): polling goes on during
@@ -119,8 +124,7 @@ struct hwsd_sleep *hwsd_sleep_free(struct hwsd_sleep *s)
 {
 	if (!s)
 		return NULL;
-	sd_bus_slot_unref(s->inhibit_call);
-	hws__safe_close(s->inhibit_fd);
+	release_lock(s);
 	sd_bus_flush_close_unref(s->bus);
 	free(s);
 	return NULL;

@@ -65,16 +65,12 @@ static json_object *iso_time(int64_t ms)
 static json_object *feature(const struct hwsd_feature_reading *fr)
 {
 	return OBJECT(
-		{ "name", json_object_new_string(fr->name) },
-		{ "label", json_object_new_string(fr->label) },
+		{ "name", json_object_new_string(fr->name) }, { "label", json_object_new_string(fr->label) },
 		{ "kind", json_object_new_string(hws_sensor_kind_name(fr->kind) ?: "") },
 		{ "unit", json_object_new_string(hws_sensor_unit(fr->kind)) },
 		{ "value", number(fr->input) },
-		{ "min", number(fr->min) },
-		{ "max", number(fr->max) },
-		{ "crit", number(fr->crit) },
-		{ "alarm", json_object_new_boolean(fr->alarm) },
-		{ "fault", json_object_new_boolean(fr->fault) });
+		{ "min", number(fr->min) }, { "max", number(fr->max) }, { "crit", number(fr->crit) },
+		{ "alarm", json_object_new_boolean(fr->alarm) }, { "fault", json_object_new_boolean(fr->fault) });
 }
 
 /* "min,max(configured)" as ["min", "max(configured)"] */
@@ -147,8 +143,7 @@ static json_object *chip_object(const struct hwsd_chip_reading *chip)
 	for (size_t i = 0; i < chip->n_features; i++)
 		json_object_array_add(features, feature(&chip->features[i]));
 	return OBJECT(
-		{ "name", json_object_new_string(chip->name) },
-		{ "prefix", json_object_new_string(chip->prefix) },
+		{ "name", json_object_new_string(chip->name) }, { "prefix", json_object_new_string(chip->prefix) },
 		{ "adapter", json_object_new_string(chip->adapter) },
 		{ "present", json_object_new_boolean(chip->present) },
 		{ "polls", json_object_new_uint64(chip->polls) },
@@ -209,22 +204,23 @@ static json_object *fraction_seconds(struct hws_fract f)
 	return f.den ? json_object_new_double((double)f.num / f.den) : NULL;
 }
 
+/* A frame's width or height: null until a stream has set it. */
+static json_object *size_or_null(uint32_t v)
+{
+	return v ? json_object_new_int64(v) : NULL;
+}
+
 static json_object *camera(const struct hwsd_live *l, const struct hwsd_camera_status *st)
 {
 	return OBJECT(
 		{ "name", json_object_new_string(l->name) },
-		{ "present", json_object_new_boolean(st->present) },
-		{ "streaming", json_object_new_boolean(st->streaming) },
+		{ "present", json_object_new_boolean(st->present) }, { "streaming", json_object_new_boolean(st->streaming) },
 		{ "viewers", json_object_new_int64(st->viewers) },
-		{ "width", st->width ? json_object_new_int64(st->width) : NULL },
-		{ "height", st->height ? json_object_new_int64(st->height) : NULL },
+		{ "width", size_or_null(st->width) }, { "height", size_or_null(st->height) },
 		{ "target_interval_s", fraction_seconds(st->target_interval) },
-		{ "frames", json_object_new_uint64(st->kept) },
-		{ "driver_frames", json_object_new_uint64(st->delivered) },
-		{ "dropped", json_object_new_uint64(st->dropped) },
-		{ "decimated", json_object_new_uint64(st->decimated) },
-		{ "mean_interval_ms", number(st->mean_interval_ms) },
-		{ "jitter_ms", number(st->jitter_ms) },
+		{ "frames", json_object_new_uint64(st->kept) }, { "driver_frames", json_object_new_uint64(st->delivered) },
+		{ "dropped", json_object_new_uint64(st->dropped) }, { "decimated", json_object_new_uint64(st->decimated) },
+		{ "mean_interval_ms", number(st->mean_interval_ms) }, { "jitter_ms", number(st->jitter_ms) },
 		{ "snapshots", json_object_new_uint64(st->snapshots) },
 		{ "last_snapshot", st->last_snapshot_ms ? json_object_new_string(st->last_snapshot) : NULL },
 		{ "last_snapshot_time", st->last_snapshot_ms ? iso_time(st->last_snapshot_ms) : NULL },
@@ -268,16 +264,12 @@ static json_object *fan(const struct hwsd_fan_status *st)
 		{ "output", json_object_new_string(st->output) },
 		{ "mode", json_object_new_string(st->floor ? "floor" : "manual") },
 		{ "unit", st->held ? json_object_new_string(st->rpm ? "rpm" : "duty") : NULL },
-		{ "held", json_object_new_boolean(st->held && !st->dry_run) },
-		{ "dry_run", json_object_new_boolean(st->dry_run) },
-		{ "yielded", json_object_new_boolean(st->yielded) },
-		{ "failsafe", json_object_new_boolean(st->failsafe) },
+		{ "held", json_object_new_boolean(st->held && !st->dry_run) }, { "dry_run", json_object_new_boolean(st->dry_run) },
+		{ "yielded", json_object_new_boolean(st->yielded) }, { "failsafe", json_object_new_boolean(st->failsafe) },
 		{ "temperature", number(st->temp) },
 		{ "target", number(st->target) },
-		{ "value", number(st->value) },
-		{ "max", number(st->full) },
-		{ "curve_type", json_object_new_string(st->steps ? "steps" : "linear") },
-		{ "curve", fan_curve(st) });
+		{ "value", number(st->value) }, { "max", number(st->full) },
+		{ "curve_type", json_object_new_string(st->steps ? "steps" : "linear") }, { "curve", fan_curve(st) });
 }
 
 int hwsd_http_api_fans(const struct hwsd_view *view, FILE *f)
@@ -326,14 +318,11 @@ static json_object *motion(const struct hwsd_view *view, const struct hwsd_motio
 		{ "sensor", OBJECT({ "driver", json_object_new_string(st->driver) },
 				   { "method", json_object_new_string(st->input ? "input" : "sysfs") }) },
 		{ "dry_run", json_object_new_boolean(st->dry_run) },
-		{ "sampling", json_object_new_boolean(st->sampling) },
-		{ "samples", json_object_new_uint64(st->samples) },
+		{ "sampling", json_object_new_boolean(st->sampling) }, { "samples", json_object_new_uint64(st->samples) },
 		{ "events", json_object_new_uint64(atomic_load(&view->counters->motion_events)) },
 		{ "active", json_object_new_boolean(atomic_load(&view->counters->in_motion)) },
-		{ "moving", json_object_new_boolean(st->moving) },
-		{ "falling", json_object_new_boolean(st->falling) },
-		{ "threshold", number(st->threshold) },
-		{ "threshold_base", json_object_new_uint64(st->threshold_base) },
+		{ "moving", json_object_new_boolean(st->moving) }, { "falling", json_object_new_boolean(st->falling) },
+		{ "threshold", number(st->threshold) }, { "threshold_base", json_object_new_uint64(st->threshold_base) },
 		{ "score", number(st->score) },
 		{ "acceleration_g", OBJECT({ "x", number(st->g[0]) }, { "y", number(st->g[1]) },
 					   { "z", number(st->g[2]) }) },

@@ -95,16 +95,16 @@ enum field { INPUT, MIN, MAX, CRIT, ALARM, FAULT };
 
 static const struct {
 	enum field field;
+	bool unit;               /* the name ends with the kind's unit */
 	const char *infix;       /* between the kind and the unit */
-	bool unit;
 	const char *help;
 } fields[] = {
-	{ INPUT, "", true, "The sensor's reading" },
-	{ MIN, "_min", true, "The chip's low limit" },
-	{ MAX, "_max", true, "The chip's high limit" },
-	{ CRIT, "_crit", true, "The chip's critical limit" },
-	{ ALARM, "_alarm", false, "1 while one of the chip's alarm bits for the sensor is set" },
-	{ FAULT, "_fault", false, "1 while the chip reports the sensor faulty" },
+	{ INPUT, true, "", "The sensor's reading" },
+	{ MIN, true, "_min", "The chip's low limit" },
+	{ MAX, true, "_max", "The chip's high limit" },
+	{ CRIT, true, "_crit", "The chip's critical limit" },
+	{ ALARM, false, "_alarm", "1 while one of the chip's alarm bits for the sensor is set" },
+	{ FAULT, false, "_fault", "1 while the chip reports the sensor faulty" },
 };
 
 static bool value(const struct hwsd_feature_reading *fr, enum field field, double *ret)
@@ -148,15 +148,18 @@ static void family(FILE *f, const struct hwsd_readings *r, enum hws_sensor_kind 
 	}
 }
 
-enum camera_field { PRESENT, STREAMING, VIEWERS, FRAMES, DRIVER_FRAMES, DROPPED, DECIMATED,
-		    TARGET_INTERVAL, MEAN_INTERVAL, JITTER, SNAPSHOTS };
-
-static const struct {
-	enum camera_field field;
+/* A family with a series for each camera, or each disk. */
+struct family {
+	int field;        /* an enum camera_field or disk_field */
 	const char *name;
 	bool counter;
 	const char *help;
-} camera_families[] = {
+};
+
+enum camera_field { PRESENT, STREAMING, VIEWERS, FRAMES, DRIVER_FRAMES, DROPPED, DECIMATED,
+		    TARGET_INTERVAL, MEAN_INTERVAL, JITTER, SNAPSHOTS };
+
+static const struct family camera_families[] = {
 	{ PRESENT, "hwsight_camera_present", false, "1 while the camera's device node exists" },
 	{ STREAMING, "hwsight_camera_streaming", false, "1 while the camera is open and capturing" },
 	{ VIEWERS, "hwsight_camera_viewers", false, "Clients of the camera's MJPEG stream" },
@@ -293,12 +296,7 @@ static void single(FILE *f, const char *name, const char *help, bool counter, do
 
 enum disk_field { DISK_PARKS, DISK_PARK_SECONDS, DISK_PARKED, DISK_PROTECTED };
 
-static const struct {
-	enum disk_field field;
-	const char *name;
-	bool counter;
-	const char *help;
-} disk_families[] = {
+static const struct family disk_families[] = {
 	{ DISK_PARKS, "hwsight_disk_parks_total", true,
 	  "Parks of the disk's heads begun on a motion (in a dry run, those it would have begun)" },
 	{ DISK_PARK_SECONDS, "hwsight_disk_park_seconds_total", true,
