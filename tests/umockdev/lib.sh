@@ -243,14 +243,17 @@ daemon_section() {
 # its testbed; call it from the test's EXIT trap.
 UMOCKDEV_PID='' DAEMON_PID='' URL=''
 daemon_start() {
-	local port= scheme=
+	local port= scheme= serving
 	# shellcheck disable=SC2016 # for the wrapper's shell
 	umockdev-run -d "$1" -- bash -c 'echo $$ >"$0" && exec "$@"' "$TMP/daemon.pid" \
 		"$HWSIGHTD" -f -c "$2" --listen 127.0.0.1:0 2>"$TMP/daemon.log" &
 	UMOCKDEV_PID=$!
 	for _ in $(seq 150); do
-		scheme=$(sed -n 's/.*serving \(HTTPS\{0,1\}\) on 127\.0\.0\.1:0 (port [0-9]*).*/\1/p' "$TMP/daemon.log")
-		port=$(sed -n 's/.*serving HTTPS\{0,1\} on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/daemon.log")
+		# The scheme and the port from one read of the line: read apart,
+		# the log may gain the line between the two.
+		serving=$(grep -m1 -o 'serving HTTPS\{0,1\} on 127\.0\.0\.1:0 (port [0-9]*)' "$TMP/daemon.log")
+		scheme=$(echo "$serving" | sed -n 's/^serving \(HTTPS\{0,1\}\) .*/\1/p')
+		port=$(echo "$serving" | sed -n 's/.*(port \([0-9]*\))$/\1/p')
 		[ -n "$port" ] && grep -q '^<7>poll ' "$TMP/daemon.log" && break
 		kill -0 "$UMOCKDEV_PID" 2>/dev/null || break
 		sleep 0.1
