@@ -202,7 +202,15 @@ check "then the descriptors are back near $fds0 (now: $(fds))" [ "$(fds)" -le $(
 rm -f "$TMP/release"
 python3 "$CLIENT" slow "$port" 17 "$TMP/release" 60 127.0.0.6 >"$TMP/slow.out" &
 SLOW_PID=$!
-sleep 2.5
+# Released once the server has taken all 17 from its accept queue and
+# closed the one past the limit: a loaded machine (TSan) may take seconds.
+# In that order: the queue empty, then 16 held.
+all_taken() {
+	grep -q '^opened 17 ' "$TMP/slow.out" &&
+		[ "$(ss -Hltn "sport = :$port" | awk '{ print $2 }')" = 0 ] &&
+		[ "$(ss -Htn state established "( sport = :$port and dst 127.0.0.6 )" | wc -l)" = 16 ]
+}
+wait_for 300 all_taken
 touch "$TMP/release"
 wait "$SLOW_PID"
 SLOW_PID=
